@@ -1,0 +1,147 @@
+"""Settings: declared once (defaults here), overridable by invoke.yaml / INVOKE_PYSTATS_* / flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+#: Every setting with its default. tasks.py hands this to ``ns.configure({"pystats": DEFAULTS})``
+#: so that invoke.yaml and INVOKE_PYSTATS_<KEY> environment variables can override each key.
+DEFAULTS: dict[str, Any] = {
+    "cache_dir": "~/.cache/pystats-harness",
+    "mirror_remote": "https://github.com/python/cpython.git",
+    "image": "pystats-harness/builder:bookworm",
+    "base_image": "debian:bookworm-slim",
+    "bootstrap_image": "pystats-harness/base:bookworm",
+    "debian_mirror": "",
+    "debian_suite": "bookworm",
+    "jobs": 0,
+    "configure_flags_file": "configs/configure.toml",
+    "default_rev": "v3.13.5",
+    "keep_containers": False,
+    "run_timeout": 900,
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Resolved settings for one invocation."""
+
+    cache_dir: Path
+    mirror_remote: str
+    image: str
+    base_image: str
+    bootstrap_image: str
+    debian_mirror: str
+    debian_suite: str
+    jobs: int
+    configure_flags_file: Path
+    default_rev: str
+    keep_containers: bool
+    run_timeout: int
+
+    @property
+    def mirror_dir(self) -> Path:
+        return self.cache_dir / "cpython.git"
+
+    @property
+    def builds_dir(self) -> Path:
+        return self.cache_dir / "builds"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.cache_dir / "runs"
+
+    @property
+    def worktrees_dir(self) -> Path:
+        return self.cache_dir / "worktrees"
+
+    @property
+    def configure_cache_dir(self) -> Path:
+        return self.cache_dir / "configure-cache"
+
+    @property
+    def ccache_volume(self) -> str:
+        return "pystats-harness-ccache"
+
+    @property
+    def make_jobs(self) -> int:
+        return self.jobs if self.jobs > 0 else (os.cpu_count() or 2)
+
+    def with_overrides(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+
+def _as_bool(key: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise ConfigError(f"setting pystats.{key}={value!r} is not a boolean; use true or false")
+
+
+def _as_int(key: str, value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"setting pystats.{key}={value!r} is not an integer") from None
+
+
+def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
+    """Build Settings from a mapping (invoke's ``c.config.pystats``); unknown keys are refused."""
+    merged = dict(DEFAULTS)
+    for key, value in dict(raw or {}).items():
+        if key not in DEFAULTS:
+            known = ", ".join(sorted(DEFAULTS))
+            raise ConfigError(f"unknown setting pystats.{key}; known settings: {known}")
+        merged[key] = value
+    flags_file = Path(os.path.expanduser(str(merged["configure_flags_file"])))
+    if not flags_file.is_absolute():
+        flags_file = PROJECT_ROOT / flags_file
+    jobs = _as_int("jobs", merged["jobs"])
+    if jobs < 0:
+        raise ConfigError(f"setting pystats.jobs={jobs} is negative; use 0 for one job per core")
+    return Settings(
+        cache_dir=Path(os.path.expanduser(str(merged["cache_dir"]))).resolve(),
+        mirror_remote=str(merged["mirror_remote"]),
+        image=str(merged["image"]),
+        base_image=str(merged["base_image"]),
+        bootstrap_image=str(merged["bootstrap_image"]),
+        debian_mirror=str(merged["debian_mirror"]),
+        debian_suite=str(merged["debian_suite"]),
+        jobs=jobs,
+        configure_flags_file=flags_file,
+        default_rev=str(merged["default_rev"]),
+        keep_containers=_as_bool("keep_containers", merged["keep_containers"]),
+        run_timeout=_as_int("run_timeout", merged["run_timeout"]),
+    )
+
+
+def load_configure_flags(path: Path) -> tuple[str, ...]:
+    """Extra configure flags from configs/configure.toml (``--enable-pystats`` is always added)."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"configure flags file {path} does not exist; set pystats.configure_flags_file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"configure flags file {path} is not valid TOML: {exc}") from None
+    flags = data.get("flags", [])
+    if not isinstance(flags, list) or not all(isinstance(f, str) and f.startswith("-") for f in flags):
+        raise ConfigError(f"{path}: 'flags' must be a list of options starting with '-'")
+    unknown = set(data) - {"flags"}
+    if unknown:
+        raise ConfigError(f"{path}: unknown keys {sorted(unknown)}; only 'flags' is read")
+    return tuple(flags)

@@ -1,0 +1,78 @@
+"""What each task does, one function per task (tasks.py only maps errors to exit codes)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from . import build as _build
+from . import engine, releases
+from .cache import lookup
+from .config import Settings
+from .console import Reporter, stdout_console
+from .errors import NotBuilt
+from .image import build_builder_image
+from .runner import RunRequest, run_python
+from .sources import Mirror
+
+
+def mirror(settings: Settings, remote: str | None) -> None:
+    reporter = Reporter()
+    source = remote or settings.mirror_remote
+    reporter.command(f"git fetch {source} -> {settings.mirror_dir}")
+    summary = Mirror(settings.mirror_dir).update(source)
+    stdout_console().print(f"mirror {settings.mirror_dir}: {summary}")
+
+
+def import_release(settings: Settings, tarball: Path) -> None:
+    result = releases.import_release(Mirror(settings.mirror_dir), tarball)
+    state = "already present" if result.already_present else "imported"
+    stdout_console().print(f"{result.tag} {state}: {result.sha} (tarball sha256 {result.tarball_sha256[:16]}…)")
+
+
+def image(settings: Settings, *, bootstrap: bool) -> None:
+    reporter = Reporter()
+    result = build_builder_image(settings, bootstrap=bootstrap, on_line=reporter.info)
+    stdout_console().print(f"image {result.tag} = {result.image_id} (base {result.base})")
+
+
+def build(settings: Settings, rev: str, patches: str, *, dry_run: bool, verbose: bool) -> None:
+    out = stdout_console()
+    start = time.perf_counter()
+    plan = _build.plan_build(settings, rev, patches)
+    for line in _build.render_plan(plan):
+        out.print(line)
+    if dry_run:
+        return
+    if plan.cache_hit:
+        entry = lookup(settings.builds_dir, plan.key)
+        assert entry is not None
+    else:
+        strict = patches == "auto"
+        entry = _build.execute(settings, plan, Reporter(verbose=verbose), verify_strict=strict)
+    out.print(f"build      {entry.path}  ({time.perf_counter() - start:.1f} s)")
+    out.print(f"python     {entry.install_dir}/bin/python3")
+
+
+def find_build(settings: Settings, rev: str, patches: str) -> _build.CacheEntry:
+    plan = _build.plan_build(settings, rev, patches)
+    entry = lookup(settings.builds_dir, plan.key)
+    if entry is None:
+        raise NotBuilt(f"no cached build of {rev} ({plan.commit.short}, --patches {patches}); run `invoke build --rev {rev}` first")
+    return entry
+
+
+def run(settings: Settings, rev: str, patches: str, args: list[str], *, stats_dir: bool) -> int:
+    entry = find_build(settings, rev, patches)
+    result = run_python(settings, entry, RunRequest(tuple(args), stats_dir=stats_dir, label="run"))
+    import sys
+
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    reporter = Reporter()
+    if stats_dir:
+        reporter.info(f"stats: {len(result.stats_files)} file(s) in {result.run_dir / 'py_stats'}")
+    else:
+        reporter.info(f"stats: no stats dir; output kept in {result.run_dir}")
+    reporter.info(f"exit code {result.exit_code}")
+    return result.exit_code

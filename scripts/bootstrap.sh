@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Make a fresh Debian machine ready for pystats-harness (idempotent; run as root):
+# host packages + Docker engine + CPython release sources, Python deps, the builder image
+# (base bootstrapped without a registry), and the release sources imported into the mirror.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-host.sh
+
+echo "+ pip install -e .[test]" >&2
+python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v -e "Running pip as the 'root' user" -e "^WARNING: Location" >&2 || true
+
+if ! python3 -c "
+from pystats_harness import engine
+from pystats_harness.config import load_settings
+import sys
+sys.exit(0 if engine.image_id(engine.connect(), load_settings().image) else 1)" 2>/dev/null; then
+  echo "+ invoke image --bootstrap" >&2
+  python3 -m invoke image --bootstrap
+fi
+
+SRC_DIR=${PYSTATS_SOURCES_DIR:-$HOME/.cache/pystats-harness/sources}
+for tarball in "$SRC_DIR"/python3.*_*.orig.tar.?z; do
+  echo "+ invoke import-release $tarball" >&2
+  python3 -m invoke import-release "$tarball"
+done

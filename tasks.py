@@ -1,0 +1,108 @@
+"""pystats-harness tasks. A thin shell: read settings, call one package function, map errors to exit codes.
+
+Every setting lives under ``pystats`` (see pystats_harness/config.py DEFAULTS); override it in
+invoke.yaml or with INVOKE_PYSTATS_<KEY>.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from invoke import Collection, Exit, task
+
+from pystats_harness import config as _config
+from pystats_harness.errors import HarnessError, Interrupted
+
+
+def _settings(c: Any) -> _config.Settings:
+    return _config.load_settings(dict(c.config.get("pystats", {})))
+
+
+def _mapped(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn harness errors into one line on stderr and their exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except HarnessError as exc:
+            raise Exit(f"error: {exc}", code=exc.exit_code) from None
+        except KeyboardInterrupt:
+            raise Exit(f"error: {Interrupted('interrupted')}", code=Interrupted.exit_code) from None
+
+    return wrapper
+
+
+def _argv_after_double_dash() -> list[str]:
+    """Arguments after ``--`` exactly as typed (invoke's remainder loses quoting)."""
+    return sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else []
+
+
+@task(help={"remote": "URL or local path to fetch from (default: setting pystats.mirror_remote)"})
+@_mapped
+def mirror(c, remote=None):
+    """Clone or update the bare CPython mirror in the cache directory."""
+    from pystats_harness import tasks_impl
+
+    tasks_impl.mirror(_settings(c), remote)
+
+
+@task(name="import-release", help={"tarball": "a CPython release tarball (Python-X.Y.Z.tar.xz or Debian's .orig.tar.*)"})
+@_mapped
+def import_release(c, tarball):
+    """Commit a CPython release tarball into the mirror as tag vX.Y.Z (offline sources)."""
+    from pystats_harness import tasks_impl
+
+    tasks_impl.import_release(_settings(c), Path(tarball))
+
+
+@task(help={"bootstrap": "make the base image with debootstrap + import (no registry needed)"})
+@_mapped
+def image(c, bootstrap=False):
+    """Build the builder image from docker/Dockerfile."""
+    from pystats_harness import tasks_impl
+
+    tasks_impl.image(_settings(c), bootstrap=bootstrap)
+
+
+@task(
+    help={
+        "rev": "revision: sha, short sha, tag, branch or main~3 (default: setting pystats.default_rev)",
+        "patches": "auto (default), none, or a comma-separated list of change ids",
+        "dry_run": "print the plan (sha, key, cache hit, image, flags) and do nothing",
+        "verbose": "stream every build log line",
+    }
+)
+@_mapped
+def build(c, rev=None, patches="auto", dry_run=False, verbose=False):
+    """Build (or find in the cache) a --enable-pystats interpreter for a revision."""
+    from pystats_harness import tasks_impl
+
+    settings = _settings(c)
+    tasks_impl.build(settings, rev or settings.default_rev, patches, dry_run=dry_run, verbose=verbose)
+
+
+@task(
+    help={
+        "rev": "revision of a cached build (default: setting pystats.default_rev)",
+        "patches": "the --patches the build was made with (default auto)",
+        "no_stats_dir": "run without /tmp/py_stats (dumps then go to stderr)",
+    }
+)
+@_mapped
+def run(c, rev=None, patches="auto", no_stats_dir=False):
+    """Run the built interpreter in a fresh container: invoke run --rev REV -- ARGS..."""
+    from pystats_harness import tasks_impl
+
+    settings = _settings(c)
+    code = tasks_impl.run(settings, rev or settings.default_rev, patches, _argv_after_double_dash(), stats_dir=not no_stats_dir)
+    if code:
+        raise Exit(code=code)
+
+
+ns = Collection(mirror, import_release, image, build, run)
+ns.configure({"pystats": dict(_config.DEFAULTS)})
