@@ -7,6 +7,7 @@ invoke.yaml or with INVOKE_PYSTATS_<KEY>.
 from __future__ import annotations
 
 import functools
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,7 @@ def _mapped(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
         try:
             return fn(*args, **kwargs)
         except HarnessError as exc:
@@ -35,6 +37,10 @@ def _mapped(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise Exit(f"error: {Interrupted('interrupted')}", code=Interrupted.exit_code) from None
 
     return wrapper
+
+
+def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _argv_after_double_dash() -> list[str]:

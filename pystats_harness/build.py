@@ -206,6 +206,7 @@ def execute(settings: Settings, plan: BuildPlan, reporter: Reporter, *, verify_s
     if hit is not None:
         return hit
     client = client or engine.connect()
+    engine.reap_orphans(client)
     mirror = Mirror(settings.mirror_dir)
     started = time.time()
     try:

@@ -15,6 +15,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 #: Every setting with its default. tasks.py hands this to ``ns.configure({"pystats": DEFAULTS})``
 #: so that invoke.yaml and INVOKE_PYSTATS_<KEY> environment variables can override each key.
+#: Values are strings on purpose: invoke casts an environment value to the default's type and
+#: fails with a traceback on bad input; load_settings() validates with one clear line instead.
 DEFAULTS: dict[str, Any] = {
     "cache_dir": "~/.cache/pystats-harness",
     "mirror_remote": "https://github.com/python/cpython.git",
@@ -23,11 +25,11 @@ DEFAULTS: dict[str, Any] = {
     "bootstrap_image": "pystats-harness/base:bookworm",
     "debian_mirror": "",
     "debian_suite": "bookworm",
-    "jobs": 0,
+    "jobs": "0",
     "configure_flags_file": "configs/configure.toml",
     "default_rev": "v3.13.5",
-    "keep_containers": False,
-    "run_timeout": 900,
+    "keep_containers": "false",
+    "run_timeout": "900",
 }
 
 

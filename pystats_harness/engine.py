@@ -6,6 +6,7 @@ also on Ctrl-C, unless ``keep`` is set for debugging.
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -142,7 +143,7 @@ class Container:
                 environment=dict(self.spec.env),
                 working_dir=self.spec.workdir,
                 network_mode=None if self.spec.network else "none",
-                labels={LABEL: "1"},
+                labels={LABEL: "1", f"{LABEL}.pid": str(os.getpid())},
                 detach=True,
             )
             self._container.start()
@@ -200,6 +201,30 @@ def run(client: docker.DockerClient, spec: ContainerSpec, *, timeout: float | No
         code = container.wait(timeout=timeout)
         out, err = container.output()
         return ContainerResult(code, out, err)
+
+
+def reap_orphans(client: docker.DockerClient) -> list[str]:
+    """Remove harness containers whose owning process on this host is gone (after kill -9)."""
+    removed = []
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        pid = c.labels.get(f"{LABEL}.pid", "")
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            try:
+                c.remove(force=True, v=True)
+                removed.append(c.name)
+            except docker.errors.APIError:
+                pass
+    return removed
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def leftover_containers(client: docker.DockerClient) -> list[str]:

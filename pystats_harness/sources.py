@@ -135,7 +135,8 @@ class Mirror:
     def worktree(self, sha: str, parent: Path) -> Iterator[Path]:
         """A detached worktree of ``sha`` under ``parent``; always removed afterwards."""
         parent.mkdir(parents=True, exist_ok=True)
-        path = parent / f"wt-{sha[:12]}-{uuid.uuid4().hex[:8]}"
+        reap_dead(parent, "wt-")
+        path = parent / f"wt-{sha[:12]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         with self._repo() as repo:
             try:
                 try:
@@ -204,6 +205,27 @@ class Mirror:
                 repo.git.tag(tag, sha)
             except git.GitCommandError as exc:
                 raise MirrorError(f"cannot create tag {tag}: {_git_error(exc)}") from None
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def reap_dead(parent: Path, prefix: str) -> list[Path]:
+    """Remove ``<prefix>…-<pid>-<rand>`` dirs whose owning process is gone (e.g. after kill -9)."""
+    removed = []
+    for path in parent.glob(f"{prefix}*"):
+        parts = path.name.rsplit("-", 2)
+        if len(parts) == 3 and parts[1].isdigit() and not pid_alive(int(parts[1])):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
 
 
 def _failure_hunk(patch: Path, file: str, line: int | None) -> str:

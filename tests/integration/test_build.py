@@ -1,0 +1,151 @@
+"""`invoke build` / `invoke run` end to end on a real engine with a real CPython 3.13.5 build."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from pystats_harness import engine
+from pystats_harness.cache import lookup
+
+from .conftest import Harness, make_commit
+
+
+@pytest.fixture(scope="module")
+def built_3135(harness: Harness) -> dict:
+    first = harness.invoke("build", "--rev", "v3.13.5")
+    assert first.returncode == 0, first.stdout + first.stderr
+    line = next(l for l in first.stdout.splitlines() if l.startswith("build "))
+    path = Path(line.split()[1])
+    return {"path": path, "first": first, "manifest": json.loads((path / "manifest.json").read_text())}
+
+
+def test_build_from_imported_release_records_manifest(built_3135: dict) -> None:
+    m = built_3135["manifest"]
+    assert m["revision"] == "v3.13.5" and len(m["sha"]) == 40
+    assert m["python"]["version"] == "3.13.5" and m["python"]["py_stats"] == 1
+    assert m["patches"] == []  # 3.13.5 already has the fix
+    assert "--enable-pystats" in m["configure_flags"]
+    assert m["image"]["id"].startswith("sha256:")
+    assert m["compiler"].startswith("gcc")
+    assert set(m["seconds"]) >= {"configure", "make", "install"}
+    fp = m["fingerprint"]
+    assert fp["pass"]["files"] == 0
+    assert fp["xpystats_pass"]["nonzero_lines"] > 100
+    assert fp["bracketed"]["files"] == 1
+    path = built_3135["path"]
+    assert (path / "COMPLETE").is_file() and (path / "build.log").stat().st_size > 0
+    assert (path / "install" / "bin" / "python3").exists()
+    assert (path / "src" / "Tools" / "scripts" / "summarize_stats.py").is_file()
+
+
+def test_second_build_is_a_cache_hit(harness: Harness, built_3135: dict) -> None:
+    again = harness.invoke("build", "--rev", "v3.13.5")
+    assert again.returncode == 0
+    assert "cache      hit" in again.stdout
+    assert str(built_3135["path"]) in again.stdout
+
+
+def test_dry_run_shows_plan_and_builds_nothing(harness: Harness, built_3135: dict) -> None:
+    out = harness.invoke("build", "--rev", "v3.13.5", "--dry-run", "--patches", "none")
+    assert out.returncode == 0
+    for field in ("revision", "cache key", "image", "configure", "cache      hit"):
+        assert field in out.stdout
+
+
+def _run(harness: Harness, *args: str) -> tuple[int, Path | None, str]:
+    out = harness.invoke("run", "--rev", "v3.13.5", "--", *args)
+    stats = [l for l in out.stderr.splitlines() if l.startswith("stats:")]
+    path = Path(stats[0].split(" in ", 1)[1]) if stats and " in " in stats[0] else None
+    return out.returncode, path, out.stdout
+
+
+def test_run_returns_stats_only_for_runs_that_produce_them(harness: Harness, built_3135: dict) -> None:
+    code, plain, _ = _run(harness, "-c", "pass")
+    assert code == 0 and plain is not None and list(plain.iterdir()) == []
+    code, xstats, _ = _run(harness, "-X", "pystats", "-c", "print('hi')")
+    assert code == 0 and len(list(xstats.iterdir())) == 1
+    code, bracket, out = _run(harness, "-c", "import sys; sys._stats_on(); x = sum(range(100)); sys._stats_off(); print(x)")
+    assert out.strip() == "4950"
+    files = list(bracket.iterdir())
+    assert len(files) == 1 and "execution_count" in files[0].read_text()
+    assert len({plain, xstats, bracket}) == 3  # every run has its own stats dir
+    code, _, _ = _run(harness, "-c", "raise SystemExit(7)")
+    assert code == 7
+
+
+def _variant_flags(tmp_path: Path, extra: str) -> str:
+    f = tmp_path / "configure.toml"
+    f.write_text(f'flags = ["--enable-option-checking=fatal", "--without-ensurepip", "{extra}"]\n')
+    return str(f)
+
+
+def _assert_nothing_left(harness: Harness, key: str) -> None:
+    s = harness.settings
+    assert lookup(s.builds_dir, key) is None
+    assert not (s.builds_dir / key).exists()
+    assert not list(s.builds_dir.glob(f".staging-{key}-*"))
+    assert not list(s.worktrees_dir.glob("wt-*")) if s.worktrees_dir.exists() else True
+    assert engine.leftover_containers(engine.connect()) == []
+
+
+def _start_and_wait_for(harness: Harness, flags: str, marker: str):
+    proc = harness.popen("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags)
+    lines = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line)
+        if marker in line:
+            break
+    key = next(l.split()[-1] for l in lines if l.startswith("cache key"))
+    return proc, key, lines
+
+
+def test_ctrl_c_mid_build_leaves_nothing(harness: Harness, built_3135: dict, tmp_path: Path) -> None:
+    proc, key, _ = _start_and_wait_for(harness, _variant_flags(tmp_path, "--disable-test-modules"), "» configure")
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    rest = proc.communicate(timeout=120)[0]
+    assert proc.returncode == 130, rest
+    assert "interrupted" in rest
+    _assert_nothing_left(harness, key)
+
+
+def test_kill_mid_build_leaves_no_marker(harness: Harness, built_3135: dict, tmp_path: Path) -> None:
+    proc, key, _ = _start_and_wait_for(harness, _variant_flags(tmp_path, "--with-computed-gotos"), "» configure")
+    time.sleep(3)
+    proc.kill()
+    proc.wait(timeout=60)
+    s = harness.settings
+    assert lookup(s.builds_dir, key) is None and not (s.builds_dir / key).exists()
+    # the next build of the same key does not mistake leftovers for a build...
+    dry = harness.invoke("build", "--rev", "v3.13.5", "--dry-run", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=str(tmp_path / "configure.toml"))
+    assert "cache      miss" in dry.stdout
+    # ...and the next build reaps what the killed one could not remove (container, worktree, staging)
+    client = engine.connect()
+    assert engine.reap_orphans(client) != [] or engine.leftover_containers(client) == []
+    nxt, key2, _ = _start_and_wait_for(harness, str(tmp_path / "configure.toml"), "» configure")
+    nxt.send_signal(signal.SIGINT)
+    nxt.communicate(timeout=120)
+    assert key2 == key
+    _assert_nothing_left(harness, key)
+
+
+def test_configure_failure_shows_log_tail_and_path(harness: Harness, built_3135: dict) -> None:
+    mirror = harness.settings.mirror_dir
+    sha = make_commit(
+        mirror, "v3.13.5", {"configure": ("100755", "#!/bin/sh\necho 'configure: error: planted failure' >&2\nexit 1\n")},
+        "planted: configure fails", "test/broken-configure",
+    )
+    out = harness.invoke("build", "--rev", sha)
+    assert out.returncode == 7, out.stdout + out.stderr
+    assert "planted failure" in out.stderr
+    err_line = [l for l in out.stderr.splitlines() if l.startswith("error:")][-1]
+    assert "configure failed" in err_line and "full log:" in err_line
+    log = Path(err_line.split("full log: ")[1].strip())
+    assert log.is_file() and "planted failure" in log.read_text()
+    _assert_nothing_left(harness, next(l.split()[-1] for l in out.stdout.splitlines() if l.startswith("cache key")))
