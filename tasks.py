@@ -16,6 +16,7 @@ from typing import Any
 from invoke import Collection, Exit, task
 
 from pystats_harness import config as _config
+from pystats_harness.errors import ConfigError as HarnessErrorForArg
 from pystats_harness.errors import HarnessError, Interrupted
 
 
@@ -110,5 +111,54 @@ def run(c, rev=None, patches="auto", no_stats_dir=False):
         raise Exit(code=code)
 
 
-ns = Collection(mirror, import_release, image, build, run)
+@task(
+    help={
+        "directory": "a directory of pystats dump files (*.txt), e.g. a run's py_stats dir",
+        "rev": "the revision whose cached build made the dumps (names 3.11/3.12 opcode numbers)",
+        "patches": "the --patches that build was made with (default auto)",
+        "json": "write the collection (schema pystats-harness/1) here",
+        "markdown": "write a Markdown summary here",
+        "loops": "divide every counter by this number of benchmark loops",
+        "lenient": "skip malformed lines with a warning instead of failing",
+    }
+)
+@_mapped
+def stats(c, directory, rev=None, patches="auto", json=None, markdown=None, loops=None, lenient=False):
+    """Turn a directory of dump files into one named collection."""
+    from pystats_harness import tasks_impl
+
+    tasks_impl.stats(_settings(c), Path(directory), rev, patches, json_out=json, markdown_out=markdown,
+                     loops=_float("loops", loops), lenient=lenient)
+
+
+@task(
+    help={
+        "base": "base collection JSON (from invoke stats --json)",
+        "head": "head collection JSON",
+        "json": "write the comparison as JSON here",
+        "markdown": "write a Markdown table (pasteable into a CPython issue) here",
+        "threshold": "hide counters whose relative change is below this fraction (e.g. 0.05)",
+        "family": "compare family totals (base + specialized forms) instead of single opcodes",
+        "limit": "rows to show (default 50)",
+    }
+)
+@_mapped
+def compare(c, base, head, json=None, markdown=None, threshold=0.0, family=False, limit=50):
+    """Compare two collections counter by counter, sorted by size of change."""
+    from pystats_harness import tasks_impl
+
+    tasks_impl.compare(_settings(c), Path(base), Path(head), json_out=json, markdown_out=markdown,
+                       threshold=_float("threshold", threshold) or 0.0, family=family, limit=int(limit))
+
+
+def _float(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise HarnessErrorForArg(f"--{name} {value!r} is not a number") from None
+
+
+ns = Collection(mirror, import_release, image, build, run, stats, compare)
 ns.configure({"pystats": dict(_config.DEFAULTS)})

@@ -221,6 +221,7 @@ def execute(settings: Settings, plan: BuildPlan, reporter: Reporter, *, verify_s
             t1 = time.perf_counter()
             reporter.phase("fingerprint")
             report = probes.collect(settings, entry, plan, client=client)
+            probes.capture_names(settings, entry, plan.image_id, client)
             facts["seconds"]["fingerprint"] = round(time.perf_counter() - t1, 2)
             reporter.phase("fingerprint", time.perf_counter() - t1)
             manifest = {

@@ -16,12 +16,16 @@ from typing import Any
 MARKER = "COMPLETE"
 PREFIX_IN_CONTAINER = "/opt/pystats"
 PYTHON_IN_CONTAINER = f"{PREFIX_IN_CONTAINER}/bin/python3"
+#: Bumped whenever what a build produces changes (build script, artifact layout): old entries
+#: then miss and are rebuilt instead of being served without, e.g., their names.json.
+RECIPE_VERSION = 2
 
 
 def cache_key(sha: str, patch_digests: Sequence[str], configure_flags: Sequence[str], image_id: str) -> str:
     """hash(sha, patches applied, configure flags, image id); order of patches matters."""
     payload = json.dumps(
-        {"sha": sha, "patches": list(patch_digests), "flags": list(configure_flags), "image": image_id},
+        {"sha": sha, "patches": list(patch_digests), "flags": list(configure_flags), "image": image_id,
+         "recipe": RECIPE_VERSION},
         sort_keys=True,
     )
     return hashlib.sha256(payload.encode()).hexdigest()[:24]

@@ -53,6 +53,23 @@ def collect(settings: Settings, entry: CacheEntry, plan: Any, *, client: Any = N
     return ProbeReport(python=python, fingerprint=fingerprint, verification={"checked": False})
 
 
+def capture_names(settings: Settings, entry: CacheEntry, image: str, client: Any = None) -> dict[str, Any]:
+    """Opcode/family/failure-kind tables from the build's own interpreter and sources -> names.json."""
+    from .names import CAPTURE_SCRIPT, DEFINE_SOURCES, NameTables, source_defines
+
+    r = run_python(settings, entry, RunRequest(("-I", "-c", CAPTURE_SCRIPT), stats_dir=False, label="names"),
+                   client, image=image, require_complete=False)
+    if r.exit_code != 0:
+        raise VerificationFailed(f"capturing opcode names with the built interpreter failed: {r.stderr.strip()[-300:]}")
+    files = {rel: (entry.source_dir / rel).read_text(errors="replace") for rel in DEFINE_SOURCES
+             if (entry.source_dir / rel).is_file()}
+    tables = NameTables.from_capture(r.stdout, source_defines(files)).to_json()
+    from .cache import write_json
+
+    write_json(entry.names_path, tables)
+    return tables
+
+
 def enforce(report: ProbeReport, *, strict: bool, reporter: Reporter) -> None:
     mismatches = report.verification.get("mismatches", [])
     if mismatches and strict:

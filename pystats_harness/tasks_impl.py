@@ -76,3 +76,33 @@ def run(settings: Settings, rev: str, patches: str, args: list[str], *, stats_di
         reporter.info(f"stats: no stats dir; output kept in {result.run_dir}")
     reporter.info(f"exit code {result.exit_code}")
     return result.exit_code
+
+
+def stats(settings: Settings, directory: Path, rev: str | None, patches: str, *, json_out: str | None,
+          markdown_out: str | None, loops: float | None, lenient: bool) -> None:
+    from . import statscmd
+
+    entry = find_build(settings, rev, patches) if rev else None
+    collection = statscmd.make_collection(directory, entry, rev, loops=loops, lenient=lenient)
+    statscmd.write_outputs(collection, json_out, markdown_out)
+    out = stdout_console()
+    out.print(statscmd.summary_table(collection))
+    meta = collection.metadata
+    out.print(f"{meta.get('nfiles', '?')} files, {len(collection.counters)} counters, "
+              f"{len(collection.unknown)} unknown lines" + (f"; JSON: {json_out}" if json_out else "")
+              + (f"; Markdown: {markdown_out}" if markdown_out else ""))
+    for warning in meta.get("warnings", [])[:10]:
+        Reporter().warn(str(warning))
+
+
+def compare(settings: Settings, base: Path, head: Path, *, json_out: str | None, markdown_out: str | None,
+            threshold: float, family: bool, limit: int) -> None:
+    from . import compare as _compare
+    from . import statscmd
+
+    comparison = statscmd.compare_files(base, head, threshold=threshold, family=family)
+    if json_out:
+        Path(json_out).write_text(_compare.to_json(comparison))
+    if markdown_out:
+        Path(markdown_out).write_text(_compare.to_markdown(comparison, limit))
+    stdout_console().print(_compare.to_rich_table(comparison, limit))

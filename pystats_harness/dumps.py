@@ -1,0 +1,303 @@
+"""Parse the text that a ``--enable-pystats`` interpreter writes at exit.
+
+Every generation (3.11 numeric keys, 3.12 numeric keys plus call/refcount lines, 3.13+ named keys plus
+GC, rare-event, optimizer and free-threading lines) uses one line grammar::
+
+    [ \t]* KEY [ \t]* ":" [ \t]* DIGITS [ \t\r]*       (KEY: no ':' or newline; not empty)
+
+so both ``key : N`` and ``key: N`` parse, indented or not.  Blank lines (only spaces, tabs, CR) are
+ignored.  Raw keys are summed first (as bytes, on a C-speed path: one ``split`` per file, and files
+with the same key sequence are added column-wise); each distinct key is then classified once.
+
+Well-formed lines this module does not recognise become ``other`` stats and are listed in
+``DumpResult.unknown``.  Malformed lines raise :class:`StatsParseError` naming the file and line, or,
+with ``lenient=True``, are skipped and recorded as a :class:`ParseWarning`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pystats_harness.errors import StatsParseError
+
+KINDS: tuple[str, ...] = (
+    "opcode", "specializable", "specialization", "failure_kind", "pair", "call", "object", "gc",
+    "uop", "uop_pair", "optimizer", "rare_event", "free_threading", "other",
+)
+
+# Printed only by _Py_PrintSpecializationStats(0), which no caller uses; tolerated with a warning.
+_HEADERS = frozenset({b"Specialization stats:"})
+_NOT_COLON_OR_NL = bytes(b for b in range(256) if b not in b":\n")
+_MAX_SKELETONS = 64  # distinct key sequences whose values are summed column-wise
+_SKELETONS_PER_LENGTH = 4
+_BATCH = 32
+
+_NAME = r"[A-Za-z0-9_]+"
+_OPCODE_RE = re.compile(
+    rf"opcode\[({_NAME})\]\.(?:(execution_count|specializable)"
+    rf"|specialization\.(success|failure|hit|deferred|miss|deopt)"
+    rf"|specialization\.failure_kinds\[([0-9]+)\]|pair_count\[({_NAME})\])"
+)
+_UOP_RE = re.compile(rf"uops\[({_NAME})\]\.(execution_count|specialization\.miss)")
+_UOP_PAIR_RE = re.compile(rf"uop\[({_NAME})\]\.pair_count\[({_NAME})\]")
+_OPT_OPCODE_RE = re.compile(rf"(unsupported_opcode|error_in_opcode)\[({_NAME})\]\.count")
+_EVAL_CALL_RE = re.compile(r"Calls via PyEval_EvalFrame\[([0-9]+)\]")
+_GC_RE = re.compile(r"GC\[([0-9]+)\] ([A-Za-z][A-Za-z ]*)")
+_RARE_RE = re.compile(r"Rare event \(([A-Za-z0-9_]+)\)")
+_HIST_RE = re.compile(r"((?:Trace|Optimized trace)[A-Za-z ]*)\[([0-9]+)\]")
+_FT_RE = re.compile(r"[A-Z][A-Za-z ]* \(([a-z0-9_]+)\)")
+_WORDS_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_ ()/-]*")
+_OPT_PREFIXES = ("Optimization ", "Optimizer ", "Executors ", "JIT ")
+
+
+def snake(text: str) -> str:
+    """``'Object materialize dict (on request)'`` -> ``'object_materialize_dict_on_request'``."""
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+@dataclass(frozen=True, slots=True)
+class Stat:
+    """One counter: its kind, the parts of its key (names or numbers as text) and its value."""
+
+    kind: str
+    parts: tuple[str, ...]
+    value: int
+    raw: str
+
+
+@dataclass(frozen=True, slots=True)
+class ParseWarning:
+    """A line that was skipped (``lenient=True``) or tolerated (a header line)."""
+
+    source: str
+    lineno: int
+    line: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.lineno}: {self.reason}: {self.line[:120]!r}"
+
+
+@dataclass(frozen=True)
+class DumpResult:
+    """Summed raw keys of one or more dumps, with everything that was not a counter."""
+
+    sources: tuple[str, ...]
+    raw: Mapping[str, int]
+    counted_lines: int
+    warnings: tuple[ParseWarning, ...] = ()
+
+    @property
+    def stats(self) -> tuple[Stat, ...]:
+        return tuple(classify(key, value) for key, value in self.raw.items())
+
+    @property
+    def unknown(self) -> tuple[str, ...]:
+        """Well-formed keys that no known line format matched (kept as ``other`` stats)."""
+        return tuple(sorted(key for key in self.raw if _classify_key(key)[0] == "other"))
+
+
+@lru_cache(maxsize=1 << 16)
+def _classify_key(key: str) -> tuple[str, tuple[str, ...]]:
+    kind, parts = _classify_parts(key)
+    if not all(parts):  # e.g. "Object ()": no usable name
+        return "other", (key,)
+    return kind, parts
+
+
+def _classify_parts(key: str) -> tuple[str, tuple[str, ...]]:
+    m = _OPCODE_RE.fullmatch(key)
+    if m:
+        op, plain, spec, fail, pair = m.groups()
+        if plain == "specializable":
+            return "specializable", (op,)
+        if plain:
+            return "opcode", (op, plain)
+        if spec:
+            return "specialization", (op, spec)
+        if fail is not None:
+            return "failure_kind", (op, fail)
+        return "pair", (op, pair)
+    if key.startswith("uop"):
+        m = _UOP_RE.fullmatch(key)
+        if m:
+            name = m.group(1) if m.group(1).startswith("_") else "_" + m.group(1)  # pre-3.13.0 names
+            return "uop", (name, m.group(2))
+        m = _UOP_PAIR_RE.fullmatch(key)
+        if m:
+            return "uop_pair", m.groups()
+    if key.startswith("Calls via "):
+        m = _EVAL_CALL_RE.fullmatch(key)
+        if m:
+            return "call", ("via_pyeval_evalframe", m.group(1))
+    elif key.startswith(("Calls ", "Frame")) and _WORDS_RE.fullmatch(key):
+        return "call", (snake(key[6:] if key.startswith("Calls ") else key),)
+    if key.startswith("Object ") and _WORDS_RE.fullmatch(key):
+        return "object", (snake(key[7:]),)
+    m = _GC_RE.fullmatch(key)
+    if m:
+        return "gc", (m.group(1), snake(m.group(2)))
+    m = _RARE_RE.fullmatch(key)
+    if m:
+        return "rare_event", (m.group(1),)
+    m = _HIST_RE.fullmatch(key)
+    if m:
+        return "optimizer", ("histogram", snake(m.group(1)), m.group(2))
+    m = _OPT_OPCODE_RE.fullmatch(key)
+    if m:
+        return "optimizer", m.groups()
+    if key.startswith(_OPT_PREFIXES) and _WORDS_RE.fullmatch(key):
+        words = key.split(" ", 1)
+        if words[0] in ("Optimization", "Optimizer"):
+            return "optimizer", (snake(words[1]),)
+        return "optimizer", (snake(key),)
+    m = _FT_RE.fullmatch(key)
+    if m:
+        return "free_threading", (m.group(1),)
+    return "other", (key,)
+
+
+def classify(key: str, value: int = 0) -> Stat:
+    """Turn one raw key (as printed, stripped) and its value into a typed :class:`Stat`."""
+    kind, parts = _classify_key(key)
+    return Stat(kind, parts, value, key)
+
+
+def _split_line(line: bytes) -> tuple[bytes, int] | None:
+    """The reference grammar for one line: ``(raw key, value)``, or None if malformed."""
+    key, sep, value = line.partition(b":")
+    key, value = key.strip(b" \t"), value.strip(b" \t\r")
+    if not sep or not key or not value.isdigit():
+        return None
+    try:
+        return key, int(value)
+    except ValueError:  # more digits than int() converts
+        return None
+
+
+def _split_fast(data: bytes) -> tuple[list[bytes], list[int]] | None:
+    """Keys (unstripped) and values if *every* line has exactly one ':' and a digits-only value."""
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    delimiters = data.translate(None, _NOT_COLON_OR_NL)  # b":\n" per line, or a malformed line
+    if len(delimiters) & 1 or delimiters != b":\n" * (len(delimiters) >> 1):
+        return None
+    parts = data.replace(b":", b"\n").split(b"\n")
+    values = parts[1::2]
+    if not b"".join(values).translate(None, b" \t\r").isdigit():
+        return None
+    try:
+        return parts[0:-1:2], list(map(int, values))
+    except ValueError:
+        return None
+
+
+class _Accumulator:
+    """Sums raw keys over many dumps; see the module docstring for the fast paths."""
+
+    def __init__(self, lenient: bool) -> None:
+        self.lenient = lenient
+        self.totals: dict[bytes, int] = {}
+        # len(keys) -> list of [keys, column sums, pending value lists]
+        self.skeletons: dict[int, list[list[Any]]] = {}
+        self.nskeletons = 0
+        self.counted = 0
+        self.warnings: list[ParseWarning] = []
+
+    def add(self, data: bytes, source: str) -> None:
+        fast = _split_fast(data)
+        if fast is None or not self._add_fast(*fast):
+            self._add_slow(data, source)
+
+    def _add_fast(self, keys: list[bytes], values: list[int]) -> bool:
+        group = self.skeletons.setdefault(len(keys), [])
+        for skeleton in group:
+            if skeleton[0] == keys:
+                pending = skeleton[2]
+                pending.append(values)
+                if len(pending) >= _BATCH:
+                    skeleton[1] = list(map(sum, zip(skeleton[1], *pending)))
+                    pending.clear()
+                self.counted += len(keys)
+                return True
+        if not all(key.strip(b" \t") for key in keys):
+            return False  # an empty key: let the slow path name the line
+        if self.nskeletons < _MAX_SKELETONS and len(group) < _SKELETONS_PER_LENGTH:
+            group.append([keys, values, []])
+            self.nskeletons += 1
+        else:
+            totals, get = self.totals, self.totals.get
+            for key, value in zip(keys, values):
+                totals[key] = get(key, 0) + value
+        self.counted += len(keys)
+        return True
+
+    def _add_slow(self, data: bytes, source: str) -> None:
+        totals = self.totals
+        for lineno, line in enumerate(data.split(b"\n"), start=1):
+            if not line.strip(b" \t\r"):
+                continue
+            parsed = _split_line(line)
+            if parsed is not None:
+                totals[parsed[0]] = totals.get(parsed[0], 0) + parsed[1]
+                self.counted += 1
+                continue
+            text = line.decode("utf-8", "surrogateescape")
+            if line.strip() in _HEADERS:
+                self.warnings.append(ParseWarning(source, lineno, text, "header line ignored"))
+            elif self.lenient:
+                self.warnings.append(ParseWarning(source, lineno, text, "malformed line skipped"))
+            else:
+                raise StatsParseError(
+                    f"{source}:{lineno}: malformed stats line {text[:80]!r} (expected '<key>: <integer>'); "
+                    "pass lenient=True to skip such lines")
+
+    def result(self, sources: tuple[str, ...]) -> DumpResult:
+        totals = self.totals
+        for group in self.skeletons.values():
+            for keys, column_sums, pending in group:
+                for key, value in zip(keys, map(sum, zip(column_sums, *pending))):
+                    totals[key] = totals.get(key, 0) + value
+        raw: dict[str, int] = {}
+        for key, value in totals.items():
+            name = key.strip(b" \t").decode("utf-8", "surrogateescape")
+            raw[name] = raw.get(name, 0) + value
+        return DumpResult(sources, raw, self.counted, tuple(self.warnings))
+
+
+def parse_text(text: str | bytes, source: str = "<text>", *, lenient: bool = False) -> DumpResult:
+    """Parse one dump (file contents or a captured stderr stream; repeated keys are summed)."""
+    acc = _Accumulator(lenient)
+    acc.add(text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape"), source)
+    return acc.result((source,))
+
+
+def parse_stderr(text: str | bytes, source: str = "<stderr>", *, lenient: bool = True) -> DumpResult:
+    """Parse the header-less stderr form; other program output is skipped with warnings by default."""
+    return parse_text(text, source, lenient=lenient)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise StatsParseError(f"{path}: cannot read stats dump ({exc.strerror}); check the path") from exc
+
+
+def parse_file(path: Path, *, lenient: bool = False) -> DumpResult:
+    return parse_text(_read(Path(path)), str(path), lenient=lenient)
+
+
+def parse_files(paths: Iterable[Path], *, lenient: bool = False) -> DumpResult:
+    """Sum the raw keys of many dump files (the fast path used for aggregation)."""
+    acc = _Accumulator(lenient)
+    sources: list[str] = []
+    for path in paths:
+        sources.append(str(path))
+        acc.add(_read(Path(path)), str(path))
+    return acc.result(tuple(sources))
