@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from pystats_harness.bisect_report import (
+    BisectReport, CommitInfo, format_step, from_json, summary, to_json, to_markdown, to_rich_table, write_plot,
+)
+from pystats_harness.errors import ConfigError
+from pystats_harness.search import BUILD_FAILED, Judge, Outcome, bisect
+
+METRIC = "opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count"
+
+
+def make_report(values: list[float | None]) -> BisectReport:
+    commits = [f"{i:02x}" * 20 for i in range(len(values))]
+
+    def measure(i: int) -> Outcome:
+        v = values[i]
+        return Outcome.failed(BUILD_FAILED, "make: *** Error 2") if v is None else Outcome.ok(v)
+
+    result = bisect(commits, measure, Judge.from_endpoints(values[0], values[-1]))  # type: ignore[arg-type]
+    info = {sha: CommitInfo(sha, f"gh-{i}: change | number {i}", f"2025-01-{i % 28 + 1:02d}T12:00:00+00:00")
+            for i, sha in enumerate(commits)}
+    return BisectReport(result, METRIC, "nbody", "v3.13.4", "main", info)
+
+
+EXACT = [0.9, 0.9, None, 0.9, 0.91, 0.4, None, 0.41, 0.4, 0.4, 0.39, 0.4]
+AMBIGUOUS = [0.9, 0.9, 0.9, None, None, 0.4, 0.4]
+
+
+def test_json_round_trip() -> None:
+    report = make_report(EXACT)
+    text = to_json(report)
+    doc = json.loads(text)
+    assert doc["first_bad"]["index"] == 5 and doc["first_bad"]["subject"] == "gh-5: change | number 5"
+    assert doc["first_bad"]["date"].startswith("2025-01-06")
+    assert doc["judge"]["direction"] == "down" and doc["exact"] is True
+    assert [s["index"] for s in doc["skipped"]] == [i for i, t in enumerate(EXACT) if t is None and
+                                                    any(x["index"] == i for x in doc["tested"])]
+    back = from_json(text)
+    assert back.result == report.result
+    assert to_json(back) == text
+    with pytest.raises(ConfigError, match="schema"):
+        from_json('{"schema": "something else"}')
+
+
+def test_ambiguous_range_in_every_format() -> None:
+    report = make_report(AMBIGUOUS)
+    assert report.result.first_bad is None and report.result.candidates == (3, 4, 5)
+    line = summary(report)
+    assert line.startswith("first bad commit is one of 3") and "2 commits in between could not be measured" in line
+    doc = json.loads(to_json(report))
+    assert doc["first_bad"] is None and [c["index"] for c in doc["candidates"]] == [3, 4, 5]
+    assert from_json(to_json(report)).result == report.result
+    md = to_markdown(report)
+    assert "skipped: build failed: make: *** Error 2" in md and "first bad)" not in md
+
+
+def test_markdown_and_rich_table() -> None:
+    report = make_report(EXACT)
+    md = to_markdown(report)
+    assert md.startswith("**bisect** `" + METRIC + "` on `nbody`: good v3.13.4 → bad main")
+    assert summary(report) in md.splitlines()
+    assert "| 5 | `050505050505` | 2025-01-06 | gh-5: change \\| number 5 | 0.4 | **bad (first bad)** |" in md
+    assert summary(report).startswith("first bad commit: 050505050505 2025-01-06 gh-5: change | number 5; ")
+    console = Console(record=True, width=160)
+    console.print(to_rich_table(report))
+    out = console.export_text()
+    assert "◀ first bad" in out and "skipped: build failed" in out and "0.91" in out
+
+
+def test_png_plot_is_written(tmp_path: Path) -> None:
+    for name, values in (("exact", EXACT), ("ambiguous", AMBIGUOUS), ("long", [1.0] * 40 + [2.0] * 60)):
+        path = write_plot(make_report(values), tmp_path / "plots" / f"{name}.png")
+        data = path.read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5000
+
+
+def test_progress_line() -> None:
+    judge = Judge.from_endpoints(1, 5)
+    commits = ["ab" * 20, "cd" * 20, "ef" * 20]
+    assert format_step(commits, 2, 3, 1, Outcome.ok(4.5), judge) == "step 2 (~3 left) #1 cdcdcdcdcdcd: 4.5 bad"
+    assert format_step(commits, 1, 0, 1, Outcome.failed(BUILD_FAILED, "x"), judge).endswith(
+        "– skipped (build failed: x)")
