@@ -160,5 +160,25 @@ def _float(name: str, value: Any) -> float | None:
         raise HarnessErrorForArg(f"--{name} {value!r} is not a number") from None
 
 
-ns = Collection(mirror, import_release, image, build, run, stats, compare)
+@task(help={"rev": "revision (default: setting pystats.default_rev)", "patches": "auto (default), none, or ID,ID"})
+@_mapped
+def patches(c, rev=None, patches="auto"):
+    """Show which patches a revision needs (apply / already present / not applicable, and why)."""
+    from pystats_harness import tasks_impl
+
+    settings = _settings(c)
+    tasks_impl.patches(settings, rev or settings.default_rev, patches)
+
+
+@task(help={"rev": "revision of a cached build (default: setting pystats.default_rev)", "patches": "the --patches it was built with"})
+@_mapped
+def verify(c, rev=None, patches="auto"):
+    """Rerun the behaviour fingerprint on a cached build; non-zero exit on any mismatch."""
+    from pystats_harness import tasks_impl
+
+    settings = _settings(c)
+    tasks_impl.verify(settings, rev or settings.default_rev, patches)
+
+
+ns = Collection(mirror, import_release, image, build, run, patches, verify, stats, compare)
 ns.configure({"pystats": dict(_config.DEFAULTS)})

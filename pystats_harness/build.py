@@ -220,7 +220,7 @@ def execute(settings: Settings, plan: BuildPlan, reporter: Reporter, *, verify_s
             entry = CacheEntry(staged)
             t1 = time.perf_counter()
             reporter.phase("fingerprint")
-            report = probes.collect(settings, entry, plan, client=client)
+            report = probes.collect(settings, entry, image=plan.image_id, client=client)
             probes.capture_names(settings, entry, plan.image_id, client)
             facts["seconds"]["fingerprint"] = round(time.perf_counter() - t1, 2)
             reporter.phase("fingerprint", time.perf_counter() - t1)
@@ -239,12 +239,13 @@ def execute(settings: Settings, plan: BuildPlan, reporter: Reporter, *, verify_s
                 "seconds": facts["seconds"],
                 "python": report.python,
                 "fingerprint": report.fingerprint,
-                "verification": report.verification,
+                "verification": {"ok": report.ok, "mismatches": report.mismatches, "strict": verify_strict},
+                "patch_decisions": plan.patches.decisions(),
                 "source_files": copied,
                 "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
             }
             write_json(staged / "manifest.json", manifest)
-            probes.enforce(report, strict=verify_strict, reporter=reporter)
+            probes.enforce(report, strict=verify_strict, reporter=reporter, what=f"{plan.commit.rev} ({plan.commit.short})")
             return commit(settings.builds_dir, plan.key, staged)
     except KeyboardInterrupt:
         raise Interrupted("build interrupted; no container, worktree or cache entry was left behind") from None

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import RevisionUnsupported
+from . import patches
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class AppliedPatch:
 class PatchSelection:
     requested: str
     applied: tuple[AppliedPatch, ...]
-    decisions: tuple[tuple[str, str, str], ...]  # (change, action, reason)
+    plan: patches.PatchPlan
 
     @property
     def digests(self) -> list[str]:
@@ -35,16 +35,19 @@ class PatchSelection:
 
     def manifest(self) -> list[dict[str, Any]]:
         return [
-            {"id": p.change, "variant": p.variant, "file": str(p.path.name), "sha256": p.sha256}
+            {"id": p.change, "variant": p.variant, "file": f"patches/{p.path.parent.name}/{p.path.name}", "sha256": p.sha256}
             for p in self.applied
+        ]
+
+    def decisions(self) -> list[dict[str, str]]:
+        return [
+            {"change": d.change, "action": d.action.value, "variant": d.variant or "", "reason": d.reason}
+            for d in self.plan.decisions
         ]
 
 
 def select(read: Callable[[str], str | None], requested: str, *, rev: str = "") -> PatchSelection:
-    """Probe the tree through ``read`` and decide which patches to apply."""
-    configure_ac = read("configure.ac") or ""
-    if "enable-pystats" not in configure_ac:
-        raise RevisionUnsupported(
-            f"revision {rev or '?'} has no --enable-pystats (added in CPython 3.11.0a4); pick a newer revision"
-        )
-    return PatchSelection(requested=requested, applied=(), decisions=())
+    """Probe the tree through ``read`` (never version numbers) and decide which patches to apply."""
+    plan = patches.plan_patches(read, patches.load_series(), patches.parse_requested(requested))
+    applied = tuple(AppliedPatch(p.change, p.variant, p.path, p.sha256) for p in plan.patches)
+    return PatchSelection(requested=requested, applied=applied, plan=plan)

@@ -1,12 +1,14 @@
-"""Behaviour fingerprint of a fresh build: run probes in fresh containers and judge them."""
+"""After a build: Python facts, the behaviour fingerprint (fresh containers), and names.json."""
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from .cache import CacheEntry
+from . import fingerprint
+from .cache import CacheEntry, write_json
 from .config import Settings
 from .console import Reporter
 from .errors import VerificationFailed
@@ -22,35 +24,39 @@ PYINFO = (
 @dataclass(frozen=True)
 class ProbeReport:
     python: dict[str, Any]
-    fingerprint: dict[str, Any]
-    verification: dict[str, Any]
+    verdicts: tuple[fingerprint.ProbeVerdict, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(v.ok for v in self.verdicts)
+
+    @property
+    def fingerprint(self) -> dict[str, Any]:
+        return {v.probe.id: {"expect": v.probe.expect, "observed": v.observed, "ok": v.ok,
+                             "problems": list(v.problems)} for v in self.verdicts}
+
+    @property
+    def mismatches(self) -> list[str]:
+        return [f"{v.probe.id}: {'; '.join(v.problems)}" for v in self.verdicts if not v.ok]
 
 
-def _nonzero(texts: list[tuple[str, str]]) -> int:
-    count = 0
-    for _, text in texts:
-        for line in text.splitlines():
-            value = line.rpartition(":")[2].strip()
-            if value.isdigit() and int(value) > 0:
-                count += 1
-    return count
+def _observe(settings: Settings, entry: CacheEntry, probe: fingerprint.Probe, image: str | None,
+             client: Any) -> fingerprint.ProbeVerdict:
+    request = RunRequest(probe.argv, env=dict(probe.env), stats_dir=probe.stats_dir_present, label=f"probe-{probe.id}")
+    r = run_python(settings, entry, request, client, image=image, require_complete=image is None)
+    obs = fingerprint.Observation(r.exit_code, r.stdout, r.stderr, r.stats_texts())
+    return fingerprint.judge(probe, obs)
 
 
-def collect(settings: Settings, entry: CacheEntry, plan: Any, *, client: Any = None) -> ProbeReport:
-    """Python facts plus what each probe left in its stats dir."""
-    info = run_python(settings, entry, RunRequest(("-c", PYINFO), stats_dir=False, label="pyinfo"), client, image=plan.image_id, require_complete=False)
+def collect(settings: Settings, entry: CacheEntry, *, image: str | None = None, client: Any = None) -> ProbeReport:
+    """Run every fingerprint probe in its own fresh container (a few in parallel) and judge it."""
+    complete = image is None
+    info = run_python(settings, entry, RunRequest(("-c", PYINFO), stats_dir=False, label="pyinfo"), client,
+                      image=image, require_complete=complete)
     python = json.loads(info.stdout.strip().splitlines()[-1]) if info.exit_code == 0 else {"error": info.stderr[-500:]}
-    fingerprint: dict[str, Any] = {}
-    probes = {
-        "pass": ("-c", "pass"),
-        "xpystats_pass": ("-X", "pystats", "-c", "pass"),
-        "bracketed": ("-c", "import sys\nif hasattr(sys, '_stats_on'): sys._stats_on()\nsum(range(1000))\nif hasattr(sys, '_stats_off'): sys._stats_off()"),
-    }
-    for name, args in probes.items():
-        r = run_python(settings, entry, RunRequest(args, label=f"probe-{name}"), client, image=plan.image_id, require_complete=False)
-        texts = r.stats_texts()
-        fingerprint[name] = {"exit_code": r.exit_code, "files": len(texts), "nonzero_lines": _nonzero(texts)}
-    return ProbeReport(python=python, fingerprint=fingerprint, verification={"checked": False})
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        verdicts = tuple(pool.map(lambda p: _observe(settings, entry, p, image, client), fingerprint.PROBES))
+    return ProbeReport(python=python, verdicts=verdicts)
 
 
 def capture_names(settings: Settings, entry: CacheEntry, image: str, client: Any = None) -> dict[str, Any]:
@@ -64,15 +70,17 @@ def capture_names(settings: Settings, entry: CacheEntry, image: str, client: Any
     files = {rel: (entry.source_dir / rel).read_text(errors="replace") for rel in DEFINE_SOURCES
              if (entry.source_dir / rel).is_file()}
     tables = NameTables.from_capture(r.stdout, source_defines(files)).to_json()
-    from .cache import write_json
-
     write_json(entry.names_path, tables)
     return tables
 
 
-def enforce(report: ProbeReport, *, strict: bool, reporter: Reporter) -> None:
-    mismatches = report.verification.get("mismatches", [])
-    if mismatches and strict:
-        raise VerificationFailed(f"behaviour fingerprint differs from the fixed semantics: {', '.join(mismatches)}")
-    for m in mismatches:
-        reporter.warn(f"fingerprint mismatch (recorded, not fatal): {m}")
+def enforce(report: ProbeReport, *, strict: bool, reporter: Reporter, what: str) -> None:
+    """A mismatch fails (strict) or is shown and recorded (the user chose the patches)."""
+    if report.ok:
+        return
+    reporter.console.print(fingerprint.render_table(report.verdicts, title=f"behaviour fingerprint of {what}"))
+    summary = f"behaviour fingerprint of {what} differs from fixed pystats in {len(report.mismatches)} probe(s): " + ", ".join(
+        m.split(":")[0] for m in report.mismatches)
+    if strict:
+        raise VerificationFailed(summary + "; see the table above")
+    reporter.warn(summary + " (recorded in the manifest; not fatal because --patches was chosen explicitly)")

@@ -66,16 +66,24 @@ class Mirror:
             git.Repo.init(self.path, bare=True)
 
     def update(self, remote: str) -> str:
-        """Fetch every branch and tag of ``remote`` (URL or local path); imported tags are kept."""
+        """Fetch every branch and tag of ``remote`` (URL or local path); imported tags are kept.
+
+        A local repository is borrowed through git alternates instead of being copied, and its
+        replace refs come along (so a clone that lacks a blob can still be checked out).
+        """
         self.init()
+        refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
+        local = _local_objects(remote)
+        if local is not None:
+            alternates = self.path / "objects" / "info" / "alternates"
+            known = alternates.read_text().split() if alternates.exists() else []
+            if str(local) not in known:
+                alternates.parent.mkdir(parents=True, exist_ok=True)
+                alternates.write_text("\n".join([*known, str(local)]) + "\n")
+            refspecs.append("+refs/replace/*:refs/replace/*")
         with git.Repo(self.path) as repo:
             try:
-                repo.git.fetch(
-                    remote,
-                    "+refs/heads/*:refs/heads/*",
-                    "+refs/tags/*:refs/tags/*",
-                    "--no-write-fetch-head",
-                )
+                repo.git.fetch(remote, *refspecs, "--no-write-fetch-head")
             except git.GitCommandError as exc:
                 raise MirrorError(
                     f"cannot fetch {remote} into {self.path}: {_git_error(exc)}; "
@@ -83,7 +91,7 @@ class Mirror:
                 ) from None
             heads = len(repo.heads)
             tags = len(repo.tags)
-        return f"{heads} branches, {tags} tags"
+        return f"{heads} branches, {tags} tags" + (" (objects borrowed from the local repository)" if local else "")
 
     # -- revisions --------------------------------------------------------------------------
     def resolve(self, rev: str) -> CommitInfo:
@@ -205,6 +213,17 @@ class Mirror:
                 repo.git.tag(tag, sha)
             except git.GitCommandError as exc:
                 raise MirrorError(f"cannot create tag {tag}: {_git_error(exc)}") from None
+
+
+def _local_objects(remote: str) -> Path | None:
+    """The objects directory of a local repository path (bare or not), else None."""
+    path = Path(remote.removeprefix("file://")).expanduser()
+    if not path.is_dir():
+        return None
+    for candidate in (path / "objects", path / ".git" / "objects"):
+        if candidate.is_dir():
+            return candidate.resolve()
+    return None
 
 
 def pid_alive(pid: int) -> bool:

@@ -106,3 +106,26 @@ def compare(settings: Settings, base: Path, head: Path, *, json_out: str | None,
     if markdown_out:
         Path(markdown_out).write_text(_compare.to_markdown(comparison, limit))
     stdout_console().print(_compare.to_rich_table(comparison, limit))
+
+
+def patches(settings: Settings, rev: str, requested: str) -> None:
+    from . import patches as _patches
+    from . import patchplan
+
+    mirror = Mirror(settings.mirror_dir)
+    info = mirror.resolve(rev)
+    selection = patchplan.select(lambda path: mirror.read_file(info.sha, path), requested, rev=rev)
+    out = stdout_console()
+    out.print(_patches.render(selection.plan, title=f"patches for {rev} ({info.short}), --patches {requested}"))
+
+
+def verify(settings: Settings, rev: str, requested: str) -> None:
+    from . import fingerprint, probes
+    from .errors import VerificationFailed
+
+    entry = find_build(settings, rev, requested)
+    report = probes.collect(settings, entry)
+    stdout_console().print(fingerprint.render_table(report.verdicts, title=f"behaviour fingerprint of {rev} (--patches {requested})"))
+    if not report.ok:
+        raise VerificationFailed(
+            f"{rev} (--patches {requested}) differs from fixed pystats in: " + ", ".join(m.split(":")[0] for m in report.mismatches))

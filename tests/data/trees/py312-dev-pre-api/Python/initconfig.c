@@ -1,0 +1,6 @@
+// Trimmed excerpt of CPython main 6f8875eba3~1 Python/initconfig.c (probe test fixture).
+    L"faulthandler",
+    L"showrefcount",
+    L"tracemalloc",
+    L"importtime",
+    L"dev",
