@@ -180,5 +180,44 @@ def verify(c, rev=None, patches="auto"):
     tasks_impl.verify(settings, rev or settings.default_rev, patches)
 
 
-ns = Collection(mirror, import_release, image, build, run, patches, verify, stats, compare)
+@task(
+    help={
+        "rev": "revision (default: setting pystats.default_rev); built first if not cached",
+        "patches": "auto (default), none, or ID,ID",
+        "workloads": "comma-separated suite workloads (default: all in configs/suite.toml)",
+        "jobs": "parallel containers (default 2)",
+        "out": "directory for validation.json, validation.md and deviation.png",
+    }
+)
+@_mapped
+def validate(c, rev=None, patches="auto", workloads=None, jobs=2, out=None):
+    """Prove the stats of a build are reliable: fingerprint, canaries, leakage, isolation, baselines."""
+    from pystats_harness import validate_cli
+
+    settings = _settings(c)
+    report = validate_cli.run_validate(settings, rev or settings.default_rev, patches, workloads=workloads,
+                                       jobs=int(jobs), out=out)
+    error = report.error()
+    if error is not None:
+        raise error
+
+
+@task(
+    help={
+        "rev": "revision (default: setting pystats.default_rev); built first if not cached",
+        "patches": "auto (default), none, or ID,ID",
+        "workloads": "comma-separated suite workloads (default: all)",
+        "jobs": "parallel containers (default 2)",
+    }
+)
+@_mapped
+def baseline(c, rev=None, patches="auto", workloads=None, jobs=2):
+    """Record per-loop manual-path stats into configs/baselines/<python version>/<workload>.json."""
+    from pystats_harness import validate_cli
+
+    settings = _settings(c)
+    validate_cli.run_baseline(settings, rev or settings.default_rev, patches, workloads=workloads, jobs=int(jobs))
+
+
+ns = Collection(mirror, import_release, image, build, run, patches, verify, stats, compare, validate, baseline)
 ns.configure({"pystats": dict(_config.DEFAULTS)})

@@ -30,6 +30,9 @@ DEFAULTS: dict[str, Any] = {
     "default_rev": "v3.13.5",
     "keep_containers": "false",
     "run_timeout": "900",
+    "ccache_volume": "pystats-harness-ccache",
+    "wheelhouse_dir": "~/.cache/pystats-harness/wheelhouse",
+    "baselines_dir": "configs/baselines",
 }
 
 
@@ -49,6 +52,9 @@ class Settings:
     default_rev: str
     keep_containers: bool
     run_timeout: int
+    ccache_volume: str
+    wheelhouse_dir: Path
+    baselines_dir: Path
 
     @property
     def mirror_dir(self) -> Path:
@@ -69,10 +75,6 @@ class Settings:
     @property
     def configure_cache_dir(self) -> Path:
         return self.cache_dir / "configure-cache"
-
-    @property
-    def ccache_volume(self) -> str:
-        return "pystats-harness-ccache"
 
     @property
     def make_jobs(self) -> int:
@@ -98,6 +100,11 @@ def _as_int(key: str, value: Any) -> int:
         return int(value)
     except (TypeError, ValueError):
         raise ConfigError(f"setting pystats.{key}={value!r} is not an integer") from None
+
+
+def _project_path(text: str) -> Path:
+    path = Path(os.path.expanduser(text))
+    return path if path.is_absolute() else PROJECT_ROOT / path
 
 
 def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
@@ -127,6 +134,9 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         default_rev=str(merged["default_rev"]),
         keep_containers=_as_bool("keep_containers", merged["keep_containers"]),
         run_timeout=_as_int("run_timeout", merged["run_timeout"]),
+        ccache_volume=str(merged["ccache_volume"]),
+        wheelhouse_dir=Path(os.path.expanduser(str(merged["wheelhouse_dir"]))).resolve(),
+        baselines_dir=_project_path(str(merged["baselines_dir"])),
     )
 
 

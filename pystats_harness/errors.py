@@ -101,3 +101,29 @@ class Interrupted(HarnessError):
     """The user pressed Ctrl-C; everything half-made was cleaned up."""
 
     exit_code = 130
+
+
+class ValidationFailed(HarnessError):
+    """`invoke validate` found the collected stats unreliable (base of the kinds below)."""
+
+    exit_code = 20
+
+
+class FingerprintFailed(ValidationFailed):
+    exit_code = 20
+
+
+class CanaryMismatch(ValidationFailed):
+    exit_code = 21
+
+
+class LeakageFound(ValidationFailed):
+    exit_code = 22
+
+
+class BaselineMismatch(ValidationFailed):
+    exit_code = 23
+
+
+class NoBaseline(ValidationFailed):
+    exit_code = 24

@@ -10,6 +10,10 @@ bash scripts/install-host.sh
 echo "+ pip install -e .[test]" >&2
 python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v -e "Running pip as the 'root' user" -e "^WARNING: Location" >&2 || true
 
+WHEELHOUSE=$(python3 -c "from pystats_harness.config import load_settings; print(load_settings().wheelhouse_dir)")
+echo "+ scripts/make-wheelhouse.sh $WHEELHOUSE" >&2
+sh scripts/make-wheelhouse.sh "$WHEELHOUSE" >&2
+
 if ! python3 -c "
 from pystats_harness import engine
 from pystats_harness.config import load_settings

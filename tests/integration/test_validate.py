@@ -1,0 +1,63 @@
+"""`invoke baseline` / `invoke validate` on real builds against the committed baselines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import Harness
+
+
+def validate(harness: Harness, tmp_path: Path, *args: str, **env: str):
+    out = harness.invoke("validate", "--out", str(tmp_path), *args, **env)
+    report = json.loads((tmp_path / "validation.json").read_text()) if (tmp_path / "validation.json").exists() else None
+    return out, report
+
+
+@pytest.mark.parametrize("rev", ["v3.13.5", "v3.11.2"])
+def test_validate_passes_against_committed_baselines(harness: Harness, tmp_path: Path, rev: str) -> None:
+    out, report = validate(harness, tmp_path, "--rev", rev)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert [s["status"] for s in report["steps"]] == ["pass"] * 5
+    assert [s["step"] for s in report["steps"]] == ["fingerprint", "canaries", "leakage", "isolation", "baselines"]
+    assert "exact" in report["steps"][1]["summary"]  # canaries exact on both versions
+    assert (tmp_path / "validation.md").read_text().startswith("**pystats validation of")
+    assert (tmp_path / "deviation.png").stat().st_size > 1000
+
+
+def test_unpatched_3112_fails_naming_leakage(harness: Harness, tmp_path: Path) -> None:
+    out, report = validate(harness, tmp_path, "--rev", "v3.11.2", "--patches", "none", "--workloads", "nbody,json_roundtrip")
+    assert out.returncode == 20  # the fingerprint fails first ...
+    line = out.stderr.strip().splitlines()[-1]
+    assert "leakage:" in line and "nbody" in line  # ... and the leakage is named
+    leakage = next(s for s in report["steps"] if s["step"] == "leakage")
+    outside = [f for f in leakage["findings"] if f["check"] == "outside the bracket (manual)"]
+    assert {f["workload"] for f in outside} == {"nbody", "json_roundtrip"}
+    assert any("no sys._stats_on" in str(f["a"]) for f in leakage["findings"] if f["check"] == "automated path")
+
+
+def test_planted_leak_is_caught_and_named(harness: Harness, tmp_path: Path) -> None:
+    out, report = validate(harness, tmp_path, "--rev", "v3.13.5", "--workloads", "nbody,leaky")
+    assert out.returncode == 22, out.stdout[-3000:]
+    leakage = next(s for s in report["steps"] if s["step"] == "leakage")
+    assert {f["workload"] for f in leakage["findings"]} == {"leaky"}
+    assert any(f["check"] == "automated vs manual" for f in leakage["findings"])
+    assert "leaky" in out.stderr.strip().splitlines()[-1]
+
+
+def test_baseline_records_manual_per_loop_stats(harness: Harness, tmp_path: Path) -> None:
+    out = harness.invoke("baseline", "--rev", "v3.13.5", "--workloads", "nbody", INVOKE_PYSTATS_BASELINES_DIR=str(tmp_path))
+    assert out.returncode == 0, out.stderr[-2000:]
+    path = Path(out.stdout.split()[-1])
+    doc = json.loads(path.read_text())
+    assert doc["metadata"]["path"] == "manual" and doc["metadata"]["loops"] == 10
+    assert not any(k.startswith("family.") for k in doc["per_loop"])
+    assert sum(v for k, v in doc["per_loop"].items() if k.startswith("opcode.BINARY_OP") and k.endswith("execution_count")) > 1000
+    assert path == tmp_path / "3.13.5" / "nbody.json"
+    # a build without a baseline: validate says so with its own exit code
+    empty = tmp_path / "empty"
+    out, report = validate(harness, tmp_path / "report", "--rev", "v3.13.5", "--workloads", "nbody",
+                           INVOKE_PYSTATS_BASELINES_DIR=str(empty))
+    assert out.returncode == 24 and "no baseline" in out.stderr and "invoke baseline" in out.stderr
