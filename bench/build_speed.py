@@ -1,0 +1,115 @@
+"""Build speed, side by side, in one run on the same source (issue: build a pystats interpreter).
+
+    python bench/build_speed.py [--rev v3.13.5] [--jobs N]
+
+Prints, for the same revision and the same builder image:
+  raw     configure && make && make install in a plain container (no ccache, no harness)
+  cold    `invoke build` with an empty cache dir, an empty ccache volume, no configure cache
+  hit     `invoke build` again (cache hit)                                goal <= 2 s
+  warm    `invoke build` of a neighbouring revision (one .c file changed), warm ccache and
+          cached configure results                                       goal <= 15% of cold
+and the ratio cold/raw (goal <= 1.10x). Uses a scratch cache dir and a scratch ccache volume,
+both removed afterwards; the mirror is fetched from the default cache's mirror.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pystats_harness import engine  # noqa: E402
+from pystats_harness.config import load_configure_flags, load_settings  # noqa: E402
+from pystats_harness.sources import Mirror  # noqa: E402
+
+
+def invoke(env: dict[str, str], *args: str) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "invoke", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    took = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"invoke {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    return took
+
+
+def neighbour(mirror_dir: Path, rev: str) -> str:
+    """A commit on top of ``rev`` that changes one C file (a comment), like a neighbouring commit."""
+    git = ["git", "--git-dir", str(mirror_dir)]
+    env = {**os.environ, "GIT_INDEX_FILE": str(mirror_dir / "bench-index"), "GIT_AUTHOR_NAME": "bench",
+           "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@b"}
+    run = lambda *a, **kw: subprocess.run([*git, *a], env=env, capture_output=True, text=True, check=True, **kw).stdout.strip()  # noqa: E731
+    text = run("show", f"{rev}:Python/specialize.c") + f"\n/* bench neighbour {time.time()} */\n"
+    run("read-tree", rev)
+    blob = run("hash-object", "-w", "--stdin", input=text)
+    run("update-index", "--cacheinfo", f"100644,{blob},Python/specialize.c")
+    sha = run("commit-tree", run("write-tree"), "-p", rev, "-m", "bench: neighbouring commit")
+    os.unlink(env["GIT_INDEX_FILE"])
+    return sha
+
+
+def raw_build(settings, rev: str, jobs: int, client) -> float:
+    """configure && make && make install in the same image, plain gcc, no harness."""
+    flags = " ".join(("--prefix=/opt/raw", "--enable-pystats", *load_configure_flags(settings.configure_flags_file)))
+    mirror = Mirror(settings.mirror_dir)
+    sha = mirror.resolve(rev).sha
+    with mirror.worktree(sha, settings.worktrees_dir) as wt:
+        spec = engine.ContainerSpec(
+            image=settings.image,
+            command=["bash", "-c", f"set -e; mkdir -p /b && cd /b && /src/configure {flags} >/dev/null && make -j{jobs} >/dev/null && make install >/dev/null"],
+            mounts=(engine.Mount(str(wt), "/src", read_only=True),),
+        )
+        start = time.perf_counter()
+        result = engine.run(client, spec)
+        took = time.perf_counter() - start
+    if result.exit_code != 0:
+        sys.exit(f"raw build failed: {result.stderr[-2000:]}")
+    return took
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rev", default="v3.13.5")
+    ap.add_argument("--jobs", type=int, default=0)
+    args = ap.parse_args()
+    base = load_settings({})
+    client = engine.connect()
+    scratch = Path(tempfile.mkdtemp(prefix="pystats-bench-"))
+    volume = f"pystats-bench-ccache-{os.getpid()}"
+    env = {**os.environ, "INVOKE_PYSTATS_CACHE_DIR": str(scratch), "INVOKE_PYSTATS_CCACHE_VOLUME": volume,
+           "INVOKE_PYSTATS_JOBS": str(args.jobs)}
+    try:
+        settings = load_settings({"cache_dir": str(scratch), "ccache_volume": volume, "jobs": str(args.jobs)})
+        Mirror(settings.mirror_dir).update(str(base.mirror_dir))
+        near = neighbour(settings.mirror_dir, args.rev)
+        print(f"revision {args.rev}, neighbour {near[:10]}, make -j{settings.make_jobs}, image {settings.image}", flush=True)
+        raw = raw_build(settings, args.rev, settings.make_jobs, client)
+        print(f"raw   {raw:7.1f} s", flush=True)
+        cold = invoke(env, "build", "--rev", args.rev)
+        print(f"cold  {cold:7.1f} s", flush=True)
+        hit = invoke(env, "build", "--rev", args.rev)
+        print(f"hit   {hit:7.1f} s", flush=True)
+        warm = invoke(env, "build", "--rev", near)
+        print(f"warm  {warm:7.1f} s", flush=True)
+        print()
+        print(f"{'measure':<34}{'value':>10}{'goal':>12}")
+        print(f"{'cold invoke build / raw build':<34}{cold / raw:>9.2f}x{'<= 1.10x':>12}")
+        print(f"{'cache hit':<34}{hit:>9.1f}s{'<= 2 s':>12}")
+        print(f"{'warm neighbour / cold':<34}{100 * warm / cold:>9.1f}%{'<= 15%':>12}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        try:
+            client.volumes.get(volume).remove(force=True)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+if __name__ == "__main__":
+    main()
