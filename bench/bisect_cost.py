@@ -1,14 +1,22 @@
 """What a bisect costs: builds done, seconds per step and total wall time, against the log2(N) + 2 goal.
 
+    python bench/bisect_cost.py [--commits 40] [--step-at 23] [--base v3.13.5] [--workload nbody]
+        [--metric EXPR] [--jobs N] [--keep]
     python bench/bisect_cost.py --simulate [--sizes 32,64,128,256] [--failure-rates 0,0.05,0.15,0.3]
         [--trials 300] [--clustered] [--seed 1]
 
-Real mode (not wired yet; the lead connects it to real builds): bisect a known change over a path
-of at least 32 CPython commits (e.g. a pystats counter that moved between two 3.13 commits) with an
-empty build cache, and report per step the commit, whether it was a cache hit, build seconds, run
-seconds and the remaining-steps estimate; then the number of builds, the total wall time and
-``ceil(log2(N)) + 2`` side by side.  A second run over the same range must do zero builds (result
-cache), and widening the range must only build the new commits.
+Real mode: a synthetic history of ``--commits`` commits on top of ``--base`` (each a comment in one of
+a few ``Objects/*.c`` files, like neighbouring commits; the commit at ``--step-at`` makes
+``_Py_Specialize_BinaryOp`` refuse float additions, so nbody's share of specialized BINARY_OP hits
+drops from ~0.96 to ~0.72), in a scratch cache dir with a scratch (empty) ccache volume, both removed
+afterwards; the mirror is fetched from the default cache's mirror.  Then ``invoke bisect``'s code
+(:func:`pystats_harness.bisect.run_bisect`) runs from good = base to bad = the tip.  The good
+endpoint's build is the cold build (empty ccache, no configure cache); every later step is a
+neighbouring build (warm ccache, cached configure results) plus a run.  Printed: each step (commit,
+source, build/run/total seconds, % of the cold build), builds done next to ``ceil(log2(N)) + 2``,
+seconds per step (first and later) against the cold build, total wall time, whether the planted
+commit was found, and a second run of the same bisect (zero builds, result cache).  Goals:
+builds <= ceil(log2(N)) + 2; every step after the first <= 15 % of the cold build.
 
 ``--simulate`` runs the search core (:func:`pystats_harness.search.bisect`) over synthetic histories:
 a step at a random position, each commit between the endpoints failing with the given probability
@@ -20,9 +28,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,6 +102,146 @@ def simulate(sizes: list[int], rates: list[float], trials: int, clustered: bool,
     return 1 if worst_over > 0 else 0
 
 
+# --- real mode ----------------------------------------------------------------------------------------
+
+FLOAT_ADD_RULE = """            if (PyFloat_CheckExact(lhs)) {
+                instr->op.code = BINARY_OP_ADD_FLOAT;
+                goto success;
+            }
+"""
+TRIVIAL_FILES = ("Objects/floatobject.c", "Objects/longobject.c", "Objects/listobject.c", "Objects/tupleobject.c")
+DEFAULT_METRIC = "opcode.BINARY_OP.specialization.hit / family.BINARY_OP.execution_count"
+
+
+def synthetic_history(mirror_dir: Path, base: str, n: int, step_at: int) -> list[str]:
+    """``n`` commits on top of ``base`` (returned oldest first, base excluded); commit ``step_at``
+    (1-based, as an index on the bisect path) plants the change."""
+    git = ["git", "--git-dir", str(mirror_dir)]
+    env = {**os.environ, "GIT_INDEX_FILE": str(mirror_dir / f"bench-index-{os.getpid()}"),
+           "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "bench",
+           "GIT_COMMITTER_EMAIL": "b@b"}
+
+    def run(*args: str, input: str | None = None) -> str:
+        return subprocess.run([*git, *args], env=env, input=input, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    texts: dict[str, str] = {}
+    parent, shas = run("rev-parse", f"{base}^{{commit}}"), []
+    for i in range(1, n + 1):
+        if i == step_at:
+            path = "Python/specialize.c"
+            text = texts.get(path) or run("show", f"{parent}:{path}") + "\n"
+            if text.count(FLOAT_ADD_RULE) != 1:
+                sys.exit(f"{base}: the float-add rule of _Py_Specialize_BinaryOp was not found; use a 3.13 base")
+            texts[path] = text.replace(FLOAT_ADD_RULE, "            /* bench: float additions not specialized */\n")
+            message = "bench: do not specialize float additions in BINARY_OP"
+        else:
+            path = TRIVIAL_FILES[i % len(TRIVIAL_FILES)]
+            texts[path] = (texts.get(path) or run("show", f"{parent}:{path}") + "\n") + f"/* bench commit {i} */\n"
+            message = f"bench: trivial change {i} ({path})"
+        run("read-tree", parent)
+        blob = run("hash-object", "-w", "--stdin", input=texts[path])
+        run("update-index", "--cacheinfo", f"100644,{blob},{path}")
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{1700000000 + 60 * i} +0000"
+        parent = run("commit-tree", run("write-tree"), "-p", parent, "-m", message)
+        shas.append(parent)
+    run("update-ref", "refs/heads/bench-bisect", parent)
+    os.unlink(env["GIT_INDEX_FILE"])
+    return shas
+
+
+def real(args: argparse.Namespace) -> int:
+    from pystats_harness import engine
+    from pystats_harness.bisect import run_bisect
+    from pystats_harness.bisect_cli import RichProgress, goal
+    from pystats_harness.config import load_settings
+    from pystats_harness.sources import Mirror
+
+    if args.commits < 32:
+        sys.exit("--commits must be >= 32")
+    if not 1 <= args.step_at <= args.commits:
+        sys.exit("--step-at must be between 1 and --commits")
+    wall = time.perf_counter()
+    client = engine.connect()
+    default = load_settings({})
+    scratch = Path(tempfile.mkdtemp(prefix="pystats-bisect-bench-"))
+    volume = f"pystats-bench-ccache-{os.getpid()}"
+    try:
+        settings = load_settings({"cache_dir": str(scratch), "ccache_volume": volume, "jobs": str(args.jobs)})
+        Mirror(settings.mirror_dir).update(str(default.mirror_dir))
+        shas = synthetic_history(settings.mirror_dir, args.base, args.commits, args.step_at)
+        n = len(shas) + 1  # the path: base (good) + the synthetic commits (bad = the tip)
+        print(f"{args.commits} commits on {args.base}, change planted at #{args.step_at} ({shas[args.step_at - 1][:10]}); "
+              f"workload {args.workload}, make -j{settings.make_jobs}, scratch cache {scratch}, empty ccache volume",
+              flush=True)
+        runs = []
+        for _attempt in ("first", "again"):
+            with RichProgress() as progress:
+                runs.append(run_bisect(settings, good=args.base, bad=shas[-1], workload=args.workload,
+                                       metric=args.metric, progress=progress))
+        first, again = runs
+
+        def step_order(label: str) -> int:
+            return {"good": -2, "bad": -1}.get(label) or int(label.split()[-1])
+
+        recs = sorted(first.records.items(), key=lambda kv: step_order(first.labels[kv[0]]))
+        cold = first.records[0].seconds.get("build", 0.0)
+        manifest_cold = _manifest_seconds(scratch / "builds" / first.records[0].build_key)
+        print()
+        print(f"{'step':<8}{'#':>4} {'commit':<11}{'source':<22}{'build s':>8}{'run s':>7}{'total s':>8}{'% cold':>8}"
+              f"   build phases (s)")
+        for index, rec in recs:
+            src = rec.source + (", built" if rec.built else "") + (" (failed)" if not rec.outcome.usable else "")
+            total = rec.seconds.get("total", 0.0)
+            phases = _manifest_phases(scratch / "builds" / rec.build_key)
+            print(f"{first.labels[index]:<8}{index:>4} {rec.commit.short:<11}{src:<22}{rec.seconds.get('build', 0):8.1f}"
+                  f"{rec.seconds.get('run', 0):7.1f}{total:8.1f}{100 * total / cold if cold else math.nan:7.1f}%   "
+                  + " ".join(f"{k} {v:.1f}" for k, v in phases.items()))
+        later = [rec.seconds.get("total", 0.0) for index, rec in recs[1:]]
+        r = first.report.result
+        found = r.exact and r.commits[r.earliest_bad] == shas[args.step_at - 1]
+        print()
+        print(f"{'measure':<44}{'value':>12}{'goal':>14}")
+        print(f"{'builds done (N = ' + str(n) + ' commits)':<44}{first.builds:>12d}{'<= ' + str(goal(n)):>14}")
+        print(f"{'cold build (first step, build only)':<44}{cold:>11.1f}s"
+              f"{'' if manifest_cold is None else f'  (phases {manifest_cold:.0f} s)':>14}")
+        print(f"{'first step (good, cold build + run)':<44}{recs[0][1].seconds.get('total', 0):>11.1f}s{'':>14}")
+        print(f"{'later steps: mean seconds per step':<44}{statistics.fmean(later):>11.1f}s{'':>14}")
+        print(f"{'later steps: max / cold build':<44}{100 * max(later) / cold:>11.1f}%{'<= 15%':>14}")
+        print(f"{'later steps: mean / cold build':<44}{100 * statistics.fmean(later) / cold:>11.1f}%{'<= 15%':>14}")
+        print(f"{'total wall time of the bisect':<44}{first.wall_seconds:>11.1f}s{'':>14}")
+        print(f"{'planted commit found exactly':<44}{'yes' if found else 'NO':>12}{'yes':>14}")
+        print(f"{'second run: builds / wall time':<44}{f'{again.builds} / {again.wall_seconds:.1f}s':>12}{'0 / fast':>14}")
+        print(f"{'bench wall time (history, mirror, both runs)':<44}{time.perf_counter() - wall:>11.1f}s")
+        ok = found and first.builds <= goal(n) and max(later) <= 0.15 * cold and again.builds == 0
+        return 0 if ok else 1
+    finally:
+        if args.keep:
+            print(f"kept {scratch} and volume {volume}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+            try:
+                client.volumes.get(volume).remove(force=True)
+            except Exception:  # noqa: BLE001
+                pass
+
+
+def _manifest_phases(build_dir: Path) -> dict[str, float]:
+    """Seconds per build phase from a build's manifest (empty if there is none, e.g. a failed build)."""
+    import json
+
+    try:
+        seconds = json.loads((build_dir / "manifest.json").read_text())["seconds"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    return {k: float(seconds[k]) for k in ("checkout", "configure", "make", "install", "fingerprint") if k in seconds}
+
+
+def _manifest_seconds(build_dir: Path) -> float | None:
+    phases = _manifest_phases(build_dir)
+    return sum(v for k, v in phases.items() if k in ("configure", "make", "install")) if phases else None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--simulate", action="store_true", help="run the search over synthetic histories")
@@ -97,10 +250,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--trials", type=int, default=300)
     ap.add_argument("--clustered", action="store_true", help="failures in runs of 2-6 commits")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--commits", type=int, default=40, help="real mode: synthetic commits on top of --base (>= 32)")
+    ap.add_argument("--step-at", type=int, default=23, help="real mode: which commit (1..N) plants the change")
+    ap.add_argument("--base", default="v3.13.5", help="real mode: good revision (a 3.13 tree)")
+    ap.add_argument("--workload", default="nbody")
+    ap.add_argument("--metric", default=DEFAULT_METRIC)
+    ap.add_argument("--jobs", type=int, default=0, help="make -j (0 = cores)")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch cache dir and ccache volume")
     args = ap.parse_args(argv)
     if not args.simulate:
-        print("real mode is not wired to builds yet; use --simulate", file=sys.stderr)
-        return 2
+        return real(args)
     sizes = [int(x) for x in args.sizes.split(",")]
     if any(n < 2 for n in sizes):
         ap.error("--sizes must be >= 2")

@@ -124,6 +124,16 @@ class Mirror:
         with self._repo() as repo:
             return repo.is_ancestor(older, newer)
 
+    def merge_base(self, a: str, b: str) -> CommitInfo | None:
+        """The best common ancestor of two commits, or None (unrelated histories)."""
+        with self._repo() as repo:
+            bases = repo.merge_base(a, b)
+            if not bases:
+                return None
+            c = bases[0]
+            date = datetime.fromtimestamp(c.committed_date, tz=timezone.utc).isoformat()
+            return CommitInfo(rev=c.hexsha, sha=c.hexsha, date=date, subject=c.summary)
+
     def ancestry_path(self, good: str, bad: str) -> list[CommitInfo]:
         """Commits on the ancestry path good..bad, oldest first (bad included, good excluded)."""
         with self._repo() as repo:

@@ -56,6 +56,10 @@ fi
 
 # The docker CLI first on PATH may not be Debian's; the harness talks to the engine via the SDK.
 if ! /usr/bin/docker info >/dev/null 2>&1; then
+  if ! pgrep -x dockerd >/dev/null; then
+    # a daemon killed with its session leaves its pid files behind
+    rm -f /var/run/docker.pid /var/run/docker/containerd/containerd.pid
+  fi
   log "starting dockerd"
   (setsid /usr/sbin/dockerd >/var/log/dockerd.log 2>&1 &)
   for _ in $(seq 1 60); do /usr/bin/docker info >/dev/null 2>&1 && break; sleep 1; done

@@ -18,8 +18,31 @@ def _fail(message):
     raise SystemExit(2)
 
 
+def _load_path(path):
+    """Import a workload script given by path (``/workload/x.py``, mounted by the harness)."""
+    import importlib.util
+    import os
+
+    if not os.path.isfile(path):
+        _fail("no workload script %r" % (path,))
+    spec = importlib.util.spec_from_file_location("workload_script", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["workload_script"] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # a broken script is the user's input: say so, exit 2
+        _fail("workload script %r failed to import: %s: %s" % (path, type(exc).__name__, exc))
+    return module
+
+
 def load(name):
-    """Import ``workloads.<name>`` (call this outside any bracket); exit 2 if there is none."""
+    """Import ``workloads.<name>`` or a ``.py`` script path (call this outside any bracket);
+    exit 2 if there is none."""
+    if name.endswith(".py"):
+        module = _load_path(name)
+        if not hasattr(module, "run"):
+            _fail("workload script %r has no run(loops)" % (name,))
+        return module
     if not name.replace("_", "").isalnum():
         _fail("bad workload name: %r" % (name,))
     try:
