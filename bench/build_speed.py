@@ -37,6 +37,13 @@ def invoke(env: dict[str, str], *args: str) -> float:
     took = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"invoke {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    built = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("build ")]
+    if built and "cache      miss" in proc.stdout:
+        import json
+
+        m = json.loads((Path(built[0]) / "manifest.json").read_text())
+        phases = " ".join(f"{k} {v:.1f}" for k, v in m["seconds"].items())
+        print(f"        phases: {phases}; ccache {m.get('ccache')}", flush=True)
     return took
 
 

@@ -18,7 +18,7 @@ PREFIX_IN_CONTAINER = "/opt/pystats"
 PYTHON_IN_CONTAINER = f"{PREFIX_IN_CONTAINER}/bin/python3"
 #: Bumped whenever what a build produces changes (build script, artifact layout): old entries
 #: then miss and are rebuilt instead of being served without, e.g., their names.json.
-RECIPE_VERSION = 2
+RECIPE_VERSION = 4
 
 
 def cache_key(sha: str, patch_digests: Sequence[str], configure_flags: Sequence[str], image_id: str) -> str:

@@ -124,6 +124,15 @@ class Mirror:
         with self._repo() as repo:
             return repo.is_ancestor(older, newer)
 
+    def changed_paths(self, old: str, new: str) -> list[str] | None:
+        """Files that differ between two commits (added, deleted, modified), or None if git cannot tell."""
+        with self._repo() as repo:
+            try:
+                out = repo.git.diff("--name-only", "--no-renames", old, new)
+            except git.GitCommandError:
+                return None
+            return [line for line in out.splitlines() if line]
+
     def merge_base(self, a: str, b: str) -> CommitInfo | None:
         """The best common ancestor of two commits, or None (unrelated histories)."""
         with self._repo() as repo:
