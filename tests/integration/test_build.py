@@ -80,7 +80,7 @@ def test_run_returns_stats_only_for_runs_that_produce_them(harness: Harness, bui
 
 def _variant_flags(tmp_path: Path, extra: str) -> str:
     f = tmp_path / "configure.toml"
-XX
+    f.write_text(f'flags = ["--enable-option-checking=fatal", "--without-ensurepip", "{extra}"]\n')
     return str(f)
 
 
