@@ -1,55 +1,5 @@
-"""`invoke bisect` and `invoke bisect-run`: arguments, live progress, outputs, exit codes.
-
-Task definitions for tasks.py (add ``bisect, bisect_run`` to ``ns = Collection(...)``)::
-
-    @task(
-        help={
-            "good": "revision where the metric has its old value (sha, tag, branch, main~3)",
-            "bad": "later revision where it has changed (good must be an ancestor of bad)",
-            "workload": "suite workload (nbody, richards, ... see configs/suite.toml) or a path to a .py "
-                        "script defining run(loops)",
-            "metric": "counter name or arithmetic over counter names, e.g. "
-                      "'opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count'",
-            "threshold": "judge each commit against this value (default: midpoint of the good and bad values)",
-            "direction": "up: bad means above the threshold; down: below (default: from good vs bad)",
-            "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 10 for a script)",
-            "out": "directory for report.json, report.md, plot.png (default: <cache_dir>/bisect/<time>-<workload>)",
-            "jobs": "make -j for the builds (default: setting pystats.jobs)",
-        }
-    )
-    @_mapped
-    def bisect(c, good, bad, workload, metric, threshold=None, direction=None, loops=None, out=None, jobs=None):
-        \"\"\"Find the first commit between good and bad where a pystats metric changed.\"\"\"
-        from pystats_harness import bisect_cli
-
-        code = bisect_cli.bisect(_settings(c), good=good, bad=bad, workload=workload, metric=metric,
-                                 threshold=threshold, direction=direction, loops=loops, out=out, jobs=jobs)
-        if code:
-            raise Exit(code=code)
-
-
-    @task(
-        name="bisect-run",
-        help={
-            "workload": "suite workload or path to a .py script defining run(loops)",
-            "metric": "counter name or arithmetic over counter names (as for invoke bisect)",
-            "threshold": "bad when the metric is beyond this value (required)",
-            "direction": "up (default): bad means above the threshold; down: below",
-            "rev": "revision to measure (default: the current directory's BISECT_HEAD or HEAD)",
-            "loops": "bracketed loops per run (default as for invoke bisect)",
-        }
-    )
-    def bisect_run(c, workload, metric, threshold=None, direction="up", rev=None, loops=None):
-        \"\"\"For `git bisect run`: measure HEAD (or --rev); exit 0 good, 1 bad, 125 skip, 128 setup error.\"\"\"
-        from pystats_harness import bisect_cli
-
-        try:
-            settings = _settings(c)
-        except HarnessError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            raise Exit(code=128) from None
-        raise Exit(code=bisect_cli.bisect_run(settings, workload=workload, metric=metric, threshold=threshold,
-                                              direction=direction, rev=rev, loops=loops))
+"""`invoke bisect` and `invoke bisect-run` (tasks in tasks.py): arguments, live progress, outputs,
+exit codes.
 
 Use under git: ``git bisect start BAD GOOD && git bisect run python3 -m invoke -r /path/to/pystats-harness
 bisect-run --workload nbody --metric ... --threshold 0.84 --direction down`` (``git bisect start

@@ -86,7 +86,7 @@ def write_json(path: Path, data: Any) -> None:
 def staging(builds_dir: Path, key: str) -> Iterator[Path]:
     """A private staging directory for a build; removed unless :func:`commit` moved it."""
     builds_dir.mkdir(parents=True, exist_ok=True)
-    from .sources import reap_dead
+    from .procs import reap_dead
 
     reap_dead(builds_dir, ".staging-")
     path = builds_dir / f".staging-{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"

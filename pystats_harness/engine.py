@@ -17,6 +17,7 @@ import docker.errors
 import requests.exceptions
 
 from .errors import EngineUnavailable, ImageError, RunFailed
+from .procs import pid_alive
 
 LABEL = "pystats-harness"
 
@@ -208,23 +209,13 @@ def reap_orphans(client: docker.DockerClient) -> list[str]:
     removed = []
     for c in client.containers.list(all=True, filters={"label": LABEL}):
         pid = c.labels.get(f"{LABEL}.pid", "")
-        if pid.isdigit() and not _pid_alive(int(pid)):
+        if pid.isdigit() and not pid_alive(int(pid)):
             try:
                 c.remove(force=True, v=True)
                 removed.append(c.name)
             except docker.errors.APIError:
                 pass
     return removed
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def leftover_containers(client: docker.DockerClient) -> list[str]:

@@ -116,7 +116,7 @@ def acquire(root: Path, group: str, mirror: Mirror, sha: str, worktree: Path, pa
             return
         finally:
             fh.close()
-    from .sources import reap_dead
+    from .procs import reap_dead
 
     reap_dead(root, "fresh-")
     tmp = root / f"fresh-x-{os.getpid()}-{os.urandom(4).hex()}"

@@ -21,6 +21,7 @@ from pathlib import Path
 import git
 
 from .errors import Interrupted, MirrorError, PatchError, RevisionNotFound
+from .procs import reap_dead
 
 
 @dataclass(frozen=True)
@@ -243,27 +244,6 @@ def _local_objects(remote: str) -> Path | None:
         if candidate.is_dir():
             return candidate.resolve()
     return None
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def reap_dead(parent: Path, prefix: str) -> list[Path]:
-    """Remove ``<prefix>…-<pid>-<rand>`` dirs whose owning process is gone (e.g. after kill -9)."""
-    removed = []
-    for path in parent.glob(f"{prefix}*"):
-        parts = path.name.rsplit("-", 2)
-        if len(parts) == 3 and parts[1].isdigit() and not pid_alive(int(parts[1])):
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
 
 
 def _failure_hunk(patch: Path, file: str, line: int | None) -> str:
