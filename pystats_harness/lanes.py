@@ -5,15 +5,15 @@ X.Y version). Reuse is allowed only where it is safe:
 
 * the lane's previous build succeeded (its state says so; a failed or interrupted build marks it
   dirty, and a dirty lane is wiped before use);
-* the previous commit and this one differ in at most MAX_CHANGED files (git diff);
+* the previous commit and this one differ in at most MAX_CHANGED files (git diff), none of them a
+  file that configures the build (CONFIGURATION_FILES);
 * one process at a time (an exclusive lock per lane; a busy lane is never waited for: the build
   takes another lane, or a fresh directory).
 
 The source worktree is always fresh (and removed afterwards), so make would see every file as new:
 before the build, every file that did not change since the lane's previous build gets an old
 timestamp (T0), and the changed ones -- including files patched then or now -- keep "now". make
-then recompiles exactly what changed; configure is re-run by CPython's own Makefile rules when
-configure or Makefile.pre.in changed.
+then recompiles exactly what changed.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ from pathlib import Path
 
 from .sources import Mirror
 
+#: A change to one of these re-runs configure: a fresh build directory is safer than make's rules.
+CONFIGURATION_FILES = ("configure", "configure.ac", "aclocal.m4", "Makefile.pre.in", "pyconfig.h.in",
+                       "Modules/Setup", "Modules/Setup.bootstrap.in", "Modules/Setup.stdlib.in", "Modules/makesetup")
 MAX_LANES = 4
 MAX_CHANGED = 300
 T0 = 946684800  # 2000-01-01: older than any object file a lane holds
@@ -84,6 +87,9 @@ def decide(state: dict, changed: list[str] | None) -> tuple[bool, str]:
         return False, "cannot diff against the lane's previous commit"
     if len(changed) > MAX_CHANGED:
         return False, f"{len(changed)} files changed since the lane's previous build (> {MAX_CHANGED})"
+    config = sorted(set(changed) & set(CONFIGURATION_FILES))
+    if config:
+        return False, f"the build configuration changed ({', '.join(config)})"
     return True, f"{len(changed)} file(s) changed since {str(state.get('sha'))[:10]}"
 
 
