@@ -16,8 +16,7 @@ from typing import Any
 from invoke import Collection, Exit, task
 
 from pystats_harness import config as _config
-from pystats_harness.errors import ConfigError as HarnessErrorForArg
-from pystats_harness.errors import HarnessError, Interrupted
+from pystats_harness.errors import ConfigError, HarnessError, Interrupted
 
 
 def _settings(c: Any) -> _config.Settings:
@@ -157,7 +156,7 @@ def _float(name: str, value: Any) -> float | None:
     try:
         return float(value)
     except ValueError:
-        raise HarnessErrorForArg(f"--{name} {value!r} is not a number") from None
+        raise ConfigError(f"--{name} {value!r} is not a number") from None
 
 
 @task(help={"rev": "revision (default: setting pystats.default_rev)", "patches": "auto (default), none, or ID,ID"})

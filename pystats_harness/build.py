@@ -128,12 +128,6 @@ def build_group(plan: BuildPlan, worktree: Path) -> str:
     return f"{version}-{digest}"
 
 
-def _confcache_dir(settings: Settings, plan: BuildPlan, worktree: Path) -> Path:
-    path = settings.configure_cache_dir / build_group(plan, worktree)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
 def _ccache_delta(before: str, after: str) -> dict[str, int]:
     def parse(text: str) -> dict[str, int]:
         out = {}
@@ -149,9 +143,11 @@ def _ccache_delta(before: str, after: str) -> dict[str, int]:
     return {"hits": hits, "misses": misses}
 
 
-def _run_build_container(settings: Settings, plan: BuildPlan, worktree: Path, staged: Path, log: Path, reporter: Reporter, client: Any, lane: lanes.Lane) -> dict[str, Any]:
+def _run_build_container(settings: Settings, plan: BuildPlan, worktree: Path, staged: Path, log: Path, reporter: Reporter, client: Any, lane: lanes.Lane, group: str) -> dict[str, Any]:
     """Run configure/make/install in a container; returns timings and facts from the log."""
     (staged / "install").mkdir()
+    confcache = settings.configure_cache_dir / group
+    confcache.mkdir(parents=True, exist_ok=True)
     engine.ensure_volume(client, settings.ccache_volume)
     spec = engine.ContainerSpec(
         image=plan.image_id,
@@ -161,7 +157,7 @@ def _run_build_container(settings: Settings, plan: BuildPlan, worktree: Path, st
             engine.Mount(str(lane.build_dir), "/build"),
             engine.Mount(str(staged / "install"), PREFIX_IN_CONTAINER),
             engine.Mount(settings.ccache_volume, "/ccache", volume=True),
-            engine.Mount(str(_confcache_dir(settings, plan, worktree)), "/confcache"),
+            engine.Mount(str(confcache), "/confcache"),
         ),
         env={"CCACHE_DIR": "/ccache", "CCACHE_BASEDIR": "/", "CCACHE_NOHASHDIR": "1"},
         workdir="/build",
@@ -238,9 +234,10 @@ def execute(settings: Settings, plan: BuildPlan, reporter: Reporter, *, verify_s
             patched = patched_files([p.path for p in plan.patches.applied])
             apply_patches(wt, [p.path for p in plan.patches.applied])
             copied = _copy_source_subset(wt, staged / "src")
-            with lanes.acquire(settings.cache_dir / "lanes", build_group(plan, wt), mirror, plan.commit.sha, wt, patched) as lane:
+            group = build_group(plan, wt)
+            with lanes.acquire(settings.cache_dir / "lanes", group, mirror, plan.commit.sha, wt, patched) as lane:
                 checkout_s = time.perf_counter() - t0
-                facts = _run_build_container(settings, plan, wt, staged, staged / "build.log", reporter, client, lane)
+                facts = _run_build_container(settings, plan, wt, staged, staged / "build.log", reporter, client, lane, group)
                 lane.mark_ok(plan.commit.sha, patched)
             facts["seconds"]["checkout"] = round(checkout_s, 2)
             facts["build_dir"] = {"reused": lane.reuse, "reason": lane.reason}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -66,7 +67,18 @@ class CacheEntry:
         return (self.path / MARKER).is_file()
 
     def manifest(self) -> dict[str, Any]:
-        return json.loads(self.manifest_path.read_text())
+        """The manifest (read once per file version: runs ask for it many times; do not mutate it)."""
+        return read_json_cached(self.manifest_path)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_json(path: Path, mtime_ns: int) -> Any:
+    return json.loads(path.read_text())
+
+
+def read_json_cached(path: Path) -> Any:
+    """JSON of ``path``, parsed once per version of the file (keyed on its mtime)."""
+    return _read_json(path, path.stat().st_mtime_ns)
 
 
 def lookup(builds_dir: Path, key: str) -> CacheEntry | None:

@@ -113,11 +113,6 @@ def ensure_volume(client: docker.DockerClient, name: str) -> None:
         client.volumes.create(name, labels={LABEL: "1"})
 
 
-def engine_info(client: docker.DockerClient) -> dict[str, str]:
-    version = client.version()
-    return {"engine": str(version.get("Version")), "api": str(version.get("ApiVersion"))}
-
-
 class Container:
     """One container: created on enter, always removed on exit (killed first if still running)."""
 

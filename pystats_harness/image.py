@@ -56,10 +56,11 @@ def debian_mirror_from_apt(sources_dir: Path = Path("/etc/apt"), suite: str = "b
 def bootstrap_base(settings: Settings, on_line: Callable[[str], None]) -> str:
     """debootstrap a minimal Debian with the build deps and ``docker import`` it; returns its tag."""
     if shutil.which("debootstrap") is None:
-        raise ImageError("debootstrap is not installed; run `apt-get install debootstrap` (or .ci/install-host.sh)")
+        raise ImageError("debootstrap is not installed; run `apt-get install debootstrap` (or scripts/install-host.sh)")
     mirror = settings.debian_mirror or debian_mirror_from_apt(suite=settings.debian_suite)
     client = engine.connect()
-    with tempfile.TemporaryDirectory(prefix="pystats-rootfs-", dir=settings.cache_dir.parent if settings.cache_dir.parent.exists() else None) as tmp:
+    settings.cache_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="rootfs-", dir=settings.cache_dir) as tmp:
         rootfs = Path(tmp) / "rootfs"
         cmd = [
             "debootstrap", "--variant=minbase", f"--include={','.join(build_deps())}",

@@ -179,11 +179,6 @@ class Mirror:
                 with contextlib.suppress(git.GitCommandError):
                     repo.git.worktree("prune")
 
-    def prune_worktrees(self) -> None:
-        if self.exists():
-            with git.Repo(self.path) as repo, contextlib.suppress(git.GitCommandError):
-                repo.git.worktree("prune")
-
     # -- release import ---------------------------------------------------------------------
     def tag_tree(self, tag: str) -> str | None:
         with self._repo() as repo:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +36,13 @@ def dump_files(directory: Path) -> list[Path]:
 def names_for(entry: CacheEntry | None) -> NameTables | None:
     if entry is None or not entry.names_path.is_file():
         return None
-    return NameTables.from_json(json.loads(entry.names_path.read_text()))
+    return _names(entry.names_path, entry.names_path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _names(path: Path, mtime_ns: int) -> NameTables:
+    """Name tables, parsed once per version of names.json (every run of a validation asks)."""
+    return NameTables.from_json(json.loads(path.read_text()))
 
 
 def metadata_for(entry: CacheEntry | None, rev: str | None) -> dict:

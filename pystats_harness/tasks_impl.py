@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -65,8 +66,6 @@ def find_build(settings: Settings, rev: str, patches: str) -> _build.CacheEntry:
 def run(settings: Settings, rev: str, patches: str, args: list[str], *, stats_dir: bool) -> int:
     entry = find_build(settings, rev, patches)
     result = run_python(settings, entry, RunRequest(tuple(args), stats_dir=stats_dir, label="run"))
-    import sys
-
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
     reporter = Reporter()
