@@ -52,7 +52,7 @@ def _argv_after_double_dash() -> list[str]:
 @_mapped
 def mirror(c, remote=None):
     """Clone or update the bare CPython mirror in the cache directory."""
-    from pystats_harness import tasks_impl
+    from pystats_harness.cli import build as tasks_impl
 
     tasks_impl.mirror(_settings(c), remote)
 
@@ -61,7 +61,7 @@ def mirror(c, remote=None):
 @_mapped
 def import_release(c, tarball):
     """Commit a CPython release tarball into the mirror as tag vX.Y.Z (offline sources)."""
-    from pystats_harness import tasks_impl
+    from pystats_harness.cli import build as tasks_impl
 
     tasks_impl.import_release(_settings(c), Path(tarball))
 
@@ -70,7 +70,7 @@ def import_release(c, tarball):
 @_mapped
 def image(c, bootstrap=False):
     """Build the builder image from docker/Dockerfile."""
-    from pystats_harness import tasks_impl
+    from pystats_harness.cli import build as tasks_impl
 
     tasks_impl.image(_settings(c), bootstrap=bootstrap)
 
@@ -86,7 +86,7 @@ def image(c, bootstrap=False):
 @_mapped
 def build(c, rev=None, patches="auto", dry_run=False, verbose=False):
     """Build (or find in the cache) a --enable-pystats interpreter for a revision."""
-    from pystats_harness import tasks_impl
+    from pystats_harness.cli import build as tasks_impl
 
     settings = _settings(c)
     tasks_impl.build(settings, rev or settings.default_rev, patches, dry_run=dry_run, verbose=verbose)
@@ -102,7 +102,7 @@ def build(c, rev=None, patches="auto", dry_run=False, verbose=False):
 @_mapped
 def run(c, rev=None, patches="auto", no_stats_dir=False):
     """Run the built interpreter in a fresh container: invoke run --rev REV -- ARGS..."""
-    from pystats_harness import tasks_impl
+    from pystats_harness.cli import build as tasks_impl
 
     settings = _settings(c)
     code = tasks_impl.run(settings, rev or settings.default_rev, patches, _argv_after_double_dash(), stats_dir=not no_stats_dir)
@@ -124,7 +124,7 @@ def run(c, rev=None, patches="auto", no_stats_dir=False):
 @_mapped
 def stats(c, directory, rev=None, patches="auto", json=None, markdown=None, loops=None, lenient=False):
     """Turn a directory of dump files into one named collection."""
-    from pystats_harness import tasks_impl
+    from pystats_harness.cli import build as tasks_impl
 
     tasks_impl.stats(_settings(c), Path(directory), rev, patches, json_out=json, markdown_out=markdown,
                      loops=_float("loops", loops), lenient=lenient)
@@ -144,7 +144,7 @@ def stats(c, directory, rev=None, patches="auto", json=None, markdown=None, loop
 @_mapped
 def compare(c, base, head, json=None, markdown=None, threshold=0.0, family=False, limit=50):
     """Compare two collections counter by counter, sorted by size of change."""
-    from pystats_harness import tasks_impl
+    from pystats_harness.cli import build as tasks_impl
 
     tasks_impl.compare(_settings(c), Path(base), Path(head), json_out=json, markdown_out=markdown,
                        threshold=_float("threshold", threshold) or 0.0, family=family, limit=int(limit))
@@ -163,7 +163,7 @@ def _float(name: str, value: Any) -> float | None:
 @_mapped
 def patches(c, rev=None, patches="auto"):
     """Show which patches a revision needs (apply / already present / not applicable, and why)."""
-    from pystats_harness import tasks_impl
+    from pystats_harness.cli import build as tasks_impl
 
     settings = _settings(c)
     tasks_impl.patches(settings, rev or settings.default_rev, patches)
@@ -173,7 +173,7 @@ def patches(c, rev=None, patches="auto"):
 @_mapped
 def verify(c, rev=None, patches="auto"):
     """Rerun the behaviour fingerprint on a cached build; non-zero exit on any mismatch."""
-    from pystats_harness import tasks_impl
+    from pystats_harness.cli import build as tasks_impl
 
     settings = _settings(c)
     tasks_impl.verify(settings, rev or settings.default_rev, patches)
@@ -191,7 +191,7 @@ def verify(c, rev=None, patches="auto"):
 @_mapped
 def validate(c, rev=None, patches="auto", workloads=None, jobs=2, out=None):
     """Prove the stats of a build are reliable: fingerprint, canaries, leakage, isolation, baselines."""
-    from pystats_harness import validate_cli
+    from pystats_harness.cli import validate as validate_cli
 
     settings = _settings(c)
     report = validate_cli.run_validate(settings, rev or settings.default_rev, patches, workloads=workloads,
@@ -212,7 +212,7 @@ def validate(c, rev=None, patches="auto", workloads=None, jobs=2, out=None):
 @_mapped
 def baseline(c, rev=None, patches="auto", workloads=None, jobs=2):
     """Record per-loop manual-path stats into configs/baselines/<python version>/<workload>.json."""
-    from pystats_harness import validate_cli
+    from pystats_harness.cli import validate as validate_cli
 
     settings = _settings(c)
     validate_cli.run_baseline(settings, rev or settings.default_rev, patches, workloads=workloads, jobs=int(jobs))
@@ -236,7 +236,7 @@ def baseline(c, rev=None, patches="auto", workloads=None, jobs=2):
 @_mapped
 def bisect(c, good, bad, workload, metric, threshold=None, direction=None, loops=None, out=None, jobs=None):
     """Find the first commit between good and bad where a pystats metric changed."""
-    from pystats_harness import bisect_cli
+    from pystats_harness.cli import bisect as bisect_cli
 
     code = bisect_cli.bisect(_settings(c), good=good, bad=bad, workload=workload, metric=metric,
                              threshold=threshold, direction=direction, loops=loops, out=out, jobs=jobs)
@@ -257,7 +257,7 @@ def bisect(c, good, bad, workload, metric, threshold=None, direction=None, loops
 )
 def bisect_run(c, workload, metric, threshold=None, direction="up", rev=None, loops=None):
     """For `git bisect run`: measure HEAD (or --rev); exit 0 good, 1 bad, 125 skip, 128 setup error."""
-    from pystats_harness import bisect_cli
+    from pystats_harness.cli import bisect as bisect_cli
 
     try:
         settings = _settings(c)

@@ -18,7 +18,7 @@ seconds per step (first and later) against the cold build, total wall time, whet
 commit was found, and a second run of the same bisect (zero builds, result cache).  Goals:
 builds <= ceil(log2(N)) + 2; every step after the first <= 15 % of the cold build.
 
-``--simulate`` runs the search core (:func:`pystats_harness.search.bisect`) over synthetic histories:
+``--simulate`` runs the search core (:func:`pystats_harness.bisect.search.bisect`) over synthetic histories:
 a step at a random position, each commit between the endpoints failing with the given probability
 (``--clustered``: failures come in runs, like a broken stretch of history), and counts measurements
 (the two endpoints included) per bisect, next to ``ceil(log2(N)) + 2``.  No Docker, no git.
@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pystats_harness.search import BUILD_FAILED, Judge, Outcome, bisect  # noqa: E402
+from pystats_harness.bisect.search import BUILD_FAILED, Judge, Outcome, bisect  # noqa: E402
 
 
 def history(rng: random.Random, n: int, rate: float, clustered: bool) -> tuple[list[float | None], int]:
@@ -151,11 +151,11 @@ def synthetic_history(mirror_dir: Path, base: str, n: int, step_at: int) -> list
 
 
 def real(args: argparse.Namespace) -> int:
-    from pystats_harness import engine
-    from pystats_harness.bisect import run_bisect
-    from pystats_harness.bisect_cli import RichProgress, goal
+    from pystats_harness.infra import engine
+    from pystats_harness.bisect.driver import run_bisect
+    from pystats_harness.cli.bisect import RichProgress, goal
     from pystats_harness.config import load_settings
-    from pystats_harness.sources import Mirror
+    from pystats_harness.infra.mirror import Mirror
 
     if args.commits < 32:
         sys.exit("--commits must be >= 32")

@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pystats_harness import engine  # noqa: E402
+from pystats_harness.infra import engine  # noqa: E402
 from pystats_harness.config import load_configure_flags, load_settings  # noqa: E402
-from pystats_harness.sources import Mirror  # noqa: E402
+from pystats_harness.infra.mirror import Mirror  # noqa: E402
 
 
 def invoke(env: dict[str, str], *args: str) -> float:

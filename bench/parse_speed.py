@@ -38,9 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pystats_harness.collection import load  # noqa: E402
-from pystats_harness.compare import crosscheck  # noqa: E402
-from pystats_harness.names import CAPTURE_SCRIPT, DEFINE_SOURCES, NameTables, source_defines  # noqa: E402
+from pystats_harness.stats.collection import load  # noqa: E402
+from pystats_harness.stats.compare import crosscheck  # noqa: E402
+from pystats_harness.stats.names import CAPTURE_SCRIPT, DEFINE_SOURCES, NameTables, source_defines  # noqa: E402
 
 WRAPPER = r"""
 import os, sys, traceback
@@ -66,8 +66,8 @@ OURS = r"""
 import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from pystats_harness.collection import collect, save
-from pystats_harness.names import NameTables
+from pystats_harness.stats.collection import collect, save
+from pystats_harness.stats.names import NameTables
 names = NameTables.from_json(Path(sys.argv[2]).read_text()) if sys.argv[2] else None
 save(collect(sorted(Path(sys.argv[3]).iterdir()), names, {}), Path(sys.argv[4]))
 """

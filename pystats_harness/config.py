@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from pystats_harness.errors import ConfigError
+from pystats_harness.resources import PROJECT_ROOT
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 #: Every setting with its default. tasks.py hands this to ``ns.configure({"pystats": DEFAULTS})``
 #: so that invoke.yaml and INVOKE_PYSTATS_<KEY> environment variables can override each key.

@@ -15,7 +15,7 @@ echo "+ scripts/make-wheelhouse.sh $WHEELHOUSE" >&2
 sh scripts/make-wheelhouse.sh "$WHEELHOUSE" >&2
 
 if ! python3 -c "
-from pystats_harness import engine
+from pystats_harness.infra import engine
 from pystats_harness.config import load_settings
 import sys
 sys.exit(0 if engine.image_id(engine.connect(), load_settings().image) else 1)" 2>/dev/null; then

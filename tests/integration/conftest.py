@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness import engine
+from pystats_harness.infra import engine
 from pystats_harness.config import load_settings
-from pystats_harness.sources import Mirror
+from pystats_harness.infra.mirror import Mirror
 
 ROOT = Path(__file__).resolve().parents[2]
 

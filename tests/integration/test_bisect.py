@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness import bisect_cli
+from pystats_harness.cli import bisect as bisect_cli
 from pystats_harness.errors import HarnessError
-from pystats_harness.sources import Mirror
+from pystats_harness.infra.mirror import Mirror
 
 from .conftest import ROOT, Harness, make_commit
 

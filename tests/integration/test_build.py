@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness import engine
-from pystats_harness.cache import lookup
+from pystats_harness.infra import engine
+from pystats_harness.build.cache import lookup
 
 from .conftest import Harness, make_commit
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.cache import lookup
-from pystats_harness.crosscheck import crosscheck_dir
-from pystats_harness.runner import RunRequest, run_python
+from pystats_harness.build.cache import lookup
+from pystats_harness.stats.summarize import crosscheck_dir
+from pystats_harness.infra.runner import RunRequest, run_python
 
 from .conftest import Harness
 

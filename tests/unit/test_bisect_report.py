@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from pystats_harness.bisect_report import (
+from pystats_harness.bisect.report import (
     BisectReport, CommitInfo, format_step, from_json, summary, to_json, to_markdown, to_rich_table, write_plot,
 )
 from pystats_harness.errors import ConfigError
-from pystats_harness.search import BUILD_FAILED, Judge, Outcome, bisect
+from pystats_harness.bisect.search import BUILD_FAILED, Judge, Outcome, bisect
 
 METRIC = "opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count"
 

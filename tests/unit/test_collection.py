@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.collection import (
+from pystats_harness.stats.collection import (
     SCHEMA,
     Collection,
     aggregate,
@@ -17,9 +17,9 @@ from pystats_harness.collection import (
     per_loop,
     save,
 )
-from pystats_harness.dumps import parse_text
+from pystats_harness.stats.dumps import parse_text
 from pystats_harness.errors import ConfigError, StatsParseError
-from pystats_harness.names import NameTables
+from pystats_harness.stats.names import NameTables
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
 REGEN = os.environ.get("PYSTATS_REGEN_GOLDEN") == "1"

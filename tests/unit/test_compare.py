@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from pystats_harness.collection import Collection, collect, per_loop
-from pystats_harness.compare import Mismatch, compare, crosscheck, to_json, to_markdown, to_rich_table
-from pystats_harness.dumps import parse_files
+from pystats_harness.stats.collection import Collection, collect, per_loop
+from pystats_harness.stats.compare import Mismatch, compare, crosscheck, to_json, to_markdown, to_rich_table
+from pystats_harness.stats.dumps import parse_files
 from pystats_harness.errors import ConfigError, StatsParseError
-from pystats_harness.names import NameTables
+from pystats_harness.stats.names import NameTables
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pystats_harness.dumps import (
+from pystats_harness.stats.dumps import (
     KINDS,
     _Accumulator,
     classify,

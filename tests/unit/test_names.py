@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.errors import ConfigError
-from pystats_harness.names import CAPTURE_SCRIPT, DEFINE_SOURCES, NameTables, source_defines
+from pystats_harness.stats.names import CAPTURE_SCRIPT, DEFINE_SOURCES, NameTables, source_defines
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
 
@@ -96,7 +96,7 @@ def summarize_311_failure_kinds() -> dict[tuple[str, str], int]:
 
 
 def test_311_failure_kind_names_match_summarize_stats() -> None:
-    from pystats_harness.collection import collect
+    from pystats_harness.stats.collection import collect
 
     tables = golden("3.11.2")
     collection = collect(sorted((DATA / "3.11.2" / "run1").glob("*.txt")), tables, {})

@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from pystats_harness.errors import ConfigError, PatchError, RevisionUnsupported
-from pystats_harness.patches import (
+from pystats_harness.build.patches import (
     DEFAULT_SERIES_PATH,
     Action,
     Reader,

@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pystats_harness import errors
-from pystats_harness.bisect_run import (
+from pystats_harness.bisect.exitcodes import (
     EXIT_ABORT, EXIT_BAD, EXIT_GOOD, EXIT_INTERRUPTED, EXIT_SKIP, exit_code, exit_code_for_error,
     outcome_for_error,
 )
-from pystats_harness.metric import MissingCounters, parse_metric
-from pystats_harness.resultcache import ResultCache, result_key
-from pystats_harness.search import (
+from pystats_harness.bisect.metric import MissingCounters, parse_metric
+from pystats_harness.bisect.resultcache import ResultCache, result_key
+from pystats_harness.bisect.search import (
     BUILD_FAILED, METRIC_UNDEFINED, PATCH_FAILED, RUN_FAILED, BisectResult, EndpointsDoNotDiffer, Judge,
     Outcome, bisect, estimate_remaining_steps, validate_endpoints,
 )

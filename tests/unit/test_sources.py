@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.errors import MirrorError, PatchError, ReleaseImportError, RevisionNotFound
-from pystats_harness.releases import import_release
-from pystats_harness.sources import Mirror, apply_patches
+from pystats_harness.build.releases import import_release
+from pystats_harness.infra.mirror import Mirror, apply_patches
 
 
 def _mirror_of(git_repo, tmp_path: Path, commits) -> tuple[Mirror, list[str]]:

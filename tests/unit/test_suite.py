@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.dumps import KINDS
+from pystats_harness.stats.dumps import KINDS
 from pystats_harness.suite import canaries as C
 from pystats_harness.suite.automated import expected_bracketed_loops
 from pystats_harness.suite.manual import bracketed_loops
@@ -394,7 +394,7 @@ def test_suite_config_schema() -> None:
     for name, spec in config["workloads"].items():
         assert isinstance(spec["loops"], int) and spec["loops"] >= 1, name
         assert spec["description"]
-    from pystats_harness.suiteconfig import kind_of, load_suite
+    from pystats_harness.validate.suiteconfig import kind_of, load_suite
 
     loaded = load_suite(CONFIG)
     for rule in config["tolerances"]["override"]:

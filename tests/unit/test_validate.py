@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from pystats_harness.baseline import deviations, net_per_loop
+from pystats_harness.validate.baseline import deviations, net_per_loop
 from pystats_harness.errors import BaselineMismatch, CanaryMismatch, FingerprintFailed, LeakageFound, NoBaseline
-from pystats_harness.suiteconfig import load_suite
-from pystats_harness.validate import StepResult, ValidationReport
-from pystats_harness.validate_report import to_markdown
+from pystats_harness.validate.suiteconfig import load_suite
+from pystats_harness.validate.steps import StepResult, ValidationReport
+from pystats_harness.validate.report import to_markdown
 
 META = {"revision": "v3.13.5", "sha": "a" * 40, "python_version": "3.13.5", "patches": [], "workloads": {"nbody": 10}}
 

@@ -1,0 +1,128 @@
+"""The artifact cache: ``builds/<key>/``, valid only once its completion marker exists."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MARKER = "COMPLETE"
+PREFIX_IN_CONTAINER = "/opt/pystats"
+PYTHON_IN_CONTAINER = f"{PREFIX_IN_CONTAINER}/bin/python3"
+#: Bumped whenever what a build produces changes (build script, artifact layout): old entries
+#: then miss and are rebuilt instead of being served without, e.g., their names.json.
+RECIPE_VERSION = 4
+
+
+def cache_key(sha: str, patch_digests: Sequence[str], configure_flags: Sequence[str], image_id: str) -> str:
+    """hash(sha, patches applied, configure flags, image id); order of patches matters."""
+    payload = json.dumps(
+        {"sha": sha, "patches": list(patch_digests), "flags": list(configure_flags), "image": image_id,
+         "recipe": RECIPE_VERSION},
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One cached build."""
+
+    path: Path
+
+    @property
+    def key(self) -> str:
+        return self.path.name
+
+    @property
+    def install_dir(self) -> Path:
+        return self.path / "install"
+
+    @property
+    def source_dir(self) -> Path:
+        """The subset of the source tree that tools such as summarize_stats.py need."""
+        return self.path / "src"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / "manifest.json"
+
+    @property
+    def log_path(self) -> Path:
+        return self.path / "build.log"
+
+    @property
+    def names_path(self) -> Path:
+        return self.path / "names.json"
+
+    def complete(self) -> bool:
+        return (self.path / MARKER).is_file()
+
+    def manifest(self) -> dict[str, Any]:
+        """The manifest (read once per file version: runs ask for it many times; do not mutate it)."""
+        return read_json_cached(self.manifest_path)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_json(path: Path, mtime_ns: int) -> Any:
+    return json.loads(path.read_text())
+
+
+def read_json_cached(path: Path) -> Any:
+    """JSON of ``path``, parsed once per version of the file (keyed on its mtime)."""
+    return _read_json(path, path.stat().st_mtime_ns)
+
+
+def lookup(builds_dir: Path, key: str) -> CacheEntry | None:
+    """The complete entry for ``key``, or None (an entry without its marker does not count)."""
+    entry = CacheEntry(builds_dir / key)
+    return entry if entry.complete() else None
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (temp file + rename)."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def staging(builds_dir: Path, key: str) -> Iterator[Path]:
+    """A private staging directory for a build; removed unless :func:`commit` moved it."""
+    builds_dir.mkdir(parents=True, exist_ok=True)
+    from pystats_harness.infra.fs import reap_dead
+
+    reap_dead(builds_dir, ".staging-")
+    path = builds_dir / f".staging-{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    path.mkdir()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def commit(builds_dir: Path, key: str, staged: Path) -> CacheEntry:
+    """Move a finished staging dir into place, then write the completion marker last."""
+    final = builds_dir / key
+    if final.exists():
+        if (final / MARKER).exists():
+            return CacheEntry(final)  # someone else finished the same build first
+        shutil.rmtree(final)
+    os.replace(staged, final)
+    (final / MARKER).write_text("complete\n")
+    return CacheEntry(final)
+
+
+def incomplete_entries(builds_dir: Path) -> list[Path]:
+    """Leftovers without a marker (interrupted builds); safe to delete."""
+    if not builds_dir.exists():
+        return []
+    return sorted(p for p in builds_dir.iterdir() if p.is_dir() and not (p / MARKER).exists())

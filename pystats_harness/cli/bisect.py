@@ -1,0 +1,241 @@
+"""`invoke bisect` and `invoke bisect-run` (tasks in tasks.py): arguments, live progress, outputs,
+exit codes.
+
+Use under git: ``git bisect start BAD GOOD && git bisect run python3 -m invoke -r /path/to/pystats-harness
+bisect-run --workload nbody --metric ... --threshold 0.84 --direction down`` (``git bisect start
+--no-checkout`` works too: BISECT_HEAD is measured, nothing is checked out).
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from pystats_harness.bisect.driver import BisectRun, Measured, Progress, measure_rev, run_bisect
+from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich_table, write_plot
+from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code, exit_code_for_error
+from pystats_harness.config import Settings
+from pystats_harness.console import Reporter, stdout_console
+from pystats_harness.errors import ConfigError, HarnessError, RevisionNotFound
+from pystats_harness.bisect.search import Judge, Outcome
+from pystats_harness.infra.mirror import CommitInfo
+
+
+class _StepReporter(Reporter):
+    """Build output folded into the bisect's single status line; the failed build's log tail is kept."""
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(console)
+        self.prefix = ""
+        self.last_info = ""
+        self._what = ""
+
+    @contextmanager
+    def live(self, title: str) -> Iterator[Reporter]:  # build.execute's "building <sha>"
+        self.show(title)
+        yield self
+
+    def show(self, what: str) -> None:
+        self._what = what
+        if self._status is not None:
+            self._status.update(f"[bold]{escape(self.prefix)}[/] {escape(what)}")
+
+    def phase(self, name: str, seconds: float | None = None) -> None:
+        if seconds is None:
+            self._phase, self._phase_start = name, time.perf_counter()
+            self.show(name if name.startswith("running") else f"{self._what.split(':')[0]}: {name}")
+
+    def line(self, text: str) -> None:
+        if self._status is not None:
+            elapsed = time.perf_counter() - self._phase_start
+            self._status.update(f"[bold]{escape(self.prefix)}[/] {escape(self._what)} {elapsed:4.0f} s "
+                                f"[dim]{escape(text[-80:])}[/]")
+
+    def info(self, text: str) -> None:
+        self.last_info = text
+
+
+class RichProgress(Progress):
+    """One live status line ("step 3, ~2 left, building abc123 …") and one printed line per commit."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True, highlight=False, soft_wrap=True)
+        super().__init__(_StepReporter(self.console))
+        self._status: Any = None
+
+    def __enter__(self) -> RichProgress:
+        if self.console.is_terminal:
+            self._status = self.console.status("bisect: resolving the commits …")
+            self._status.start()
+            self.reporter._status = self._status
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self.reporter._status = None
+
+    def start(self, label: str, remaining: int, index: int, commit: CommitInfo) -> None:
+        assert isinstance(self.reporter, _StepReporter)
+        self.reporter.prefix = label if index < 0 else f"{label}, ~{remaining} left,"
+        self.reporter.last_info = ""
+        self.reporter.show(f"{commit.short} {commit.subject[:50]} …")
+        if self._status is None:
+            head = label if index < 0 else f"{label} (~{remaining} left) #{index}"
+            self.console.print(f"{head} {commit.short} {escape(commit.subject[:60])} …")
+
+    def finish(self, label: str, remaining: int, index: int, rec: Measured, judge: Judge | None) -> None:
+        o = rec.outcome
+        if not o.usable:
+            state = f"[yellow]skipped[/] ({escape(o.reason)})"
+        elif judge is None:
+            state = ""  # an endpoint: judged once both are known
+        else:
+            verdict = judge.verdict(o.value)  # type: ignore[arg-type]
+            state = f"[{'red' if verdict == 'bad' else 'green'}]{verdict}[/]"
+        value = f"{o.value:.6g}" if o.usable else "–"
+        how = rec.source + (", built" if rec.built else "")
+        self.console.print(f"{label} (~{remaining} left) #{index} {rec.commit.short}: {value} {state + ' ' if state else ''}"
+                           f"[dim]({how}, {rec.seconds.get('total', 0):.1f} s)[/]")
+
+
+def _number(name: str, value: Any, kind: type = float) -> Any:
+    if value is None or value == "":
+        return None
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"--{name} {value!r} is not {'an integer' if kind is int else 'a number'}") from None
+    if kind is float and not math.isfinite(number):
+        raise ConfigError(f"--{name} must be a finite number (got {value!r})")
+    return number
+
+
+def default_out(settings: Settings, workload: str) -> Path:
+    stem = Path(workload).stem if workload.endswith(".py") else workload
+    return settings.cache_dir / "bisect" / f"{time.strftime('%Y%m%dT%H%M%S')}-{stem}"
+
+
+def write_outputs(run: BisectRun, out: Path) -> dict[str, Path]:
+    import json
+
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "report.json", "markdown": out / "report.md", "plot": out / "plot.png"}
+    paths["json"].write_text(json.dumps(run.to_dict(), indent=1, allow_nan=False) + "\n")
+    r = run.report.result
+    steps = "".join(f"| {rec.commit.short} | {run.labels[i]} | {rec.source}{', built' if rec.built else ''} | "
+                    f"{rec.seconds.get('total', 0):.1f} |\n" for i, rec in sorted(run.records.items()))
+    paths["markdown"].write_text(
+        to_markdown(run.report) + f"\n{run.builds} builds (goal ≤ {goal(len(r.commits))}), "
+        f"{run.wall_seconds:.0f} s wall time.\n\n| Commit | Step | Source | Seconds |\n|:---|:---|:---|---:|\n" + steps)
+    try:
+        write_plot(run.report, paths["plot"])
+    except ImportError as exc:  # matplotlib missing: everything else is still written
+        Reporter().warn(f"no plot ({exc}); install matplotlib")
+        del paths["plot"]
+    return paths
+
+
+def goal(n_commits: int) -> int:
+    """ceil(log2(N)) + 2 builds for a path of N commits (good and bad included)."""
+    return math.ceil(math.log2(n_commits)) + 2
+
+
+def _short_reasons(report: BisectReport) -> BisectReport:
+    """The report with skipped commits' details dropped (the table shows "build failed"; the full
+    reasons, with compiler error and log path, are printed below it)."""
+    r = report.result
+    tested = tuple(replace(t, outcome=Outcome.failed(t.outcome.failure or "failed")) if t.status == "skipped" else t
+                   for t in r.tested)
+    return replace(report, result=replace(r, tested=tested))
+
+
+def bisect(settings: Settings, *, good: str, bad: str, workload: str, metric: str, threshold: Any = None,
+           direction: str | None = None, loops: Any = None, out: str | Path | None = None,
+           jobs: Any = None) -> int:
+    """`invoke bisect`: 0 when the search finished (exact commit or a range around unbuildable ones)."""
+    if jobs not in (None, ""):
+        settings = settings.with_overrides(jobs=_number("jobs", jobs, int))
+    with RichProgress() as progress:
+        run = run_bisect(settings, good=good, bad=bad, workload=workload, metric=metric,
+                         threshold=_number("threshold", threshold), direction=direction or None,
+                         loops=_number("loops", loops, int), progress=progress)
+    paths = write_outputs(run, Path(out) if out else default_out(settings, workload))
+    stdout = stdout_console()
+    stdout.print(to_rich_table(_short_reasons(run.report)))
+    r = run.report.result
+    if r.exact:
+        info = run.report.info(r.earliest_bad)
+        stdout.print(f"[bold]first bad commit[/] {info.sha}\n  subject {escape(info.subject)}\n  date    {info.date}")
+    else:
+        stdout.print(escape(summary(run.report)))
+        for index in r.candidates:
+            t = r.at(index)
+            why = f"skipped: {t.reason}" if t and t.status == "skipped" else ("bad" if t else "not measured")
+            stdout.print(f"  candidate #{index} {run.report.info(index).sha[:12]} {escape(why)}")
+    for t in r.skipped:
+        stdout.print(f"skipped #{t.index} {t.sha[:12]}: {escape(t.reason)}")
+    stdout.print(f"{run.builds} builds (goal ≤ {goal(len(r.commits))} for {len(r.commits)} commits), "
+                 f"{len(run.records)} commits measured or read from the result cache, {run.wall_seconds:.0f} s")
+    for kind, path in paths.items():
+        stdout.print(f"{kind:<9}{path}")
+    return 0
+
+
+def _rev_of_cwd() -> tuple[str, bool]:
+    """The commit `git bisect` wants measured: BISECT_HEAD (--no-checkout) or HEAD of the current directory."""
+    for ref in ("BISECT_HEAD", "HEAD"):
+        proc = subprocess.run(["git", "rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], capture_output=True,
+                              text=True)
+        if proc.returncode == 0 and proc.stdout.strip():
+            return proc.stdout.strip(), True
+    raise ConfigError("not inside a git repository with a HEAD; pass --rev, or run under `git bisect run` "
+                      "in a CPython clone")
+
+
+def bisect_run(settings: Settings, *, workload: str, metric: str, threshold: Any, direction: str | None = "up",
+               rev: str | None = None, loops: Any = None) -> int:
+    """`invoke bisect-run` for `git bisect run`: 0 good, 1 bad, 125 skip, 128 setup error, 130 Ctrl-C.
+
+    Never raises.  Results are shared with ``invoke bisect`` through the result cache."""
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    from_cwd = False
+    try:
+        value = _number("threshold", threshold)
+        if value is None:
+            raise ConfigError("--threshold is required (git bisect run judges each commit on its own)")
+        if (direction or "up") not in ("up", "down"):
+            raise ConfigError(f"--direction must be 'up' or 'down' (got {direction!r})")
+        judge = Judge(value, value, value, direction or "up", True)  # type: ignore[arg-type]
+        if not rev:
+            rev, from_cwd = _rev_of_cwd()
+        with RichProgress(err) as progress:
+            rec = measure_rev(settings, rev, workload=workload, metric=metric, loops=_number("loops", loops, int),
+                              progress=progress)
+    except BaseException as exc:  # noqa: BLE001 - git bisect run needs an exit code, never a traceback exit
+        code = exit_code_for_error(exc)
+        if isinstance(exc, RevisionNotFound) and from_cwd:
+            code = EXIT_ABORT  # the mirror lacks the clone's commit: the same for every step
+            exc = RevisionNotFound(f"{exc}; HEAD of {Path.cwd()} is not in the mirror: "
+                                   f"run `invoke mirror --remote {Path.cwd()}` first")
+        err.print(f"bisect-run: error: {escape(str(exc) or type(exc).__name__)} (exit {code})")
+        if code == EXIT_SKIP and not isinstance(exc, HarnessError):  # unexpected: show where
+            err.print(escape(traceback.format_exc()))
+        return code
+    code = exit_code(rec.outcome, judge)
+    o = rec.outcome
+    state = {0: "good", 1: "bad", 125: f"skip ({o.reason})"}[code]
+    stdout_console().print(f"bisect-run {rec.commit.short} {escape(rec.commit.subject[:60])}: "
+                           f"{f'{o.value:.6g}' if o.usable else '–'} → {escape(state)} ({judge.describe()}; "
+                           f"{rec.source}{', built' if rec.built else ''}) exit {code}")
+    return code

@@ -1,0 +1,218 @@
+"""The Docker engine. The only module that imports ``docker`` (the SDK; no CLI, no buildx).
+
+Every container lives inside :class:`Container`, a context manager that always removes it,
+also on Ctrl-C, unless ``keep`` is set for debugging.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import docker
+import docker.errors
+import requests.exceptions
+
+from pystats_harness.errors import EngineUnavailable, ImageError, RunFailed
+from pystats_harness.infra.fs import pid_alive
+
+LABEL = "pystats-harness"
+
+
+@dataclass(frozen=True)
+class Mount:
+    source: str  # host path, or a named volume when ``volume`` is set
+    target: str
+    read_only: bool = False
+    volume: bool = False
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    image: str
+    command: Sequence[str]
+    mounts: Sequence[Mount] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    workdir: str | None = None
+    network: bool = False
+    name_prefix: str = "pystats-harness"
+
+
+@dataclass(frozen=True)
+class ContainerResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def connect() -> docker.DockerClient:
+    """A client for the local engine, or EngineUnavailable with how to start one."""
+    try:
+        client = docker.from_env(timeout=600)
+        client.ping()
+        return client
+    except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
+        reason = str(exc).split("(")[0].strip() or type(exc).__name__
+        raise EngineUnavailable(
+            f"the Docker engine is not reachable ({reason}); start it with `dockerd &` "
+            "(Debian: apt-get install docker.io) or set DOCKER_HOST, then retry"
+        ) from None
+
+
+def image_id(client: docker.DockerClient, tag: str) -> str | None:
+    try:
+        return client.images.get(tag).id
+    except docker.errors.ImageNotFound:
+        return None
+
+
+def require_image(client: docker.DockerClient, tag: str) -> str:
+    found = image_id(client, tag)
+    if found is None:
+        raise ImageError(f"builder image {tag} not found; build it with `invoke image` (offline: `invoke image --bootstrap`)")
+    return found
+
+
+def import_rootfs(client: docker.DockerClient, tar_path: Path, tag: str, changes: Sequence[str]) -> str:
+    """``docker import`` of a root filesystem tarball; returns the image id."""
+    repo, _, version = tag.rpartition(":")
+    try:
+        client.api.import_image_from_file(str(tar_path), repository=repo or tag, tag=version or "latest", changes=list(changes))
+    except docker.errors.APIError as exc:
+        raise ImageError(f"importing {tar_path} as {tag} failed: {exc.explanation or exc}") from None
+    return require_image(client, tag)
+
+
+def build_image(
+    client: docker.DockerClient, context: Path, tag: str, buildargs: Mapping[str, str], on_line: Callable[[str], None]
+) -> str:
+    """Build ``context``/Dockerfile with the engine's own builder, streaming its output."""
+    last_error = None
+    try:
+        for chunk in client.api.build(path=str(context), tag=tag, buildargs=dict(buildargs), rm=True, forcerm=True, decode=True):
+            if "stream" in chunk:
+                for line in chunk["stream"].splitlines():
+                    if line.strip():
+                        on_line(line)
+            if "error" in chunk:
+                last_error = chunk["error"].strip()
+    except docker.errors.APIError as exc:
+        raise ImageError(f"building image {tag} failed: {exc.explanation or exc}") from None
+    if last_error:
+        raise ImageError(f"building image {tag} failed: {last_error}")
+    return require_image(client, tag)
+
+
+def ensure_volume(client: docker.DockerClient, name: str) -> None:
+    try:
+        client.volumes.get(name)
+    except docker.errors.NotFound:
+        client.volumes.create(name, labels={LABEL: "1"})
+
+
+class Container:
+    """One container: created on enter, always removed on exit (killed first if still running)."""
+
+    def __init__(self, client: docker.DockerClient, spec: ContainerSpec, *, keep: bool = False) -> None:
+        self.client = client
+        self.spec = spec
+        self.keep = keep
+        self.name = f"{spec.name_prefix}-{uuid.uuid4().hex[:12]}"
+        self._container = None
+
+    def __enter__(self) -> Container:
+        mounts = [
+            docker.types.Mount(
+                target=m.target, source=m.source, type="volume" if m.volume else "bind", read_only=m.read_only
+            )
+            for m in self.spec.mounts
+        ]
+        try:
+            self._container = self.client.containers.create(
+                self.spec.image,
+                command=list(self.spec.command),
+                name=self.name,
+                mounts=mounts,
+                environment=dict(self.spec.env),
+                working_dir=self.spec.workdir,
+                network_mode=None if self.spec.network else "none",
+                labels={LABEL: "1", f"{LABEL}.pid": str(os.getpid())},
+                detach=True,
+            )
+            self._container.start()
+        except BaseException:
+            self._remove()
+            raise
+        return self
+
+    def stream(self) -> Iterator[str]:
+        """Combined stdout+stderr, line by line, until the container exits."""
+        assert self._container is not None
+        buffer = b""
+        for chunk in self._container.logs(stream=True, follow=True, stdout=True, stderr=True):
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                yield line.decode("utf-8", errors="replace")
+        if buffer:
+            yield buffer.decode("utf-8", errors="replace")
+
+    def wait(self, timeout: float | None = None) -> int:
+        assert self._container is not None
+        try:
+            return int(self._container.wait(timeout=timeout)["StatusCode"])
+        except requests.exceptions.ReadTimeout:
+            raise RunFailed(f"container {self.name} did not finish within {timeout} s; it was killed") from None
+
+    def output(self) -> tuple[str, str]:
+        assert self._container is not None
+        out = self._container.logs(stdout=True, stderr=False).decode("utf-8", errors="replace")
+        err = self._container.logs(stdout=False, stderr=True).decode("utf-8", errors="replace")
+        return out, err
+
+    def _remove(self) -> None:
+        if self._container is None or self.keep:
+            return
+        try:
+            self._container.remove(force=True, v=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError:
+            # The engine may still be tearing it down; one more forced attempt.
+            try:
+                self._container.remove(force=True, v=True)
+            except docker.errors.APIError:
+                pass
+
+    def __exit__(self, *exc: object) -> None:
+        self._remove()
+
+
+def run(client: docker.DockerClient, spec: ContainerSpec, *, timeout: float | None = None, keep: bool = False) -> ContainerResult:
+    """Run a container to completion and return its exit code, stdout and stderr separately."""
+    with Container(client, spec, keep=keep) as container:
+        code = container.wait(timeout=timeout)
+        out, err = container.output()
+        return ContainerResult(code, out, err)
+
+
+def reap_orphans(client: docker.DockerClient) -> list[str]:
+    """Remove harness containers whose owning process on this host is gone (after kill -9)."""
+    removed = []
+    for c in client.containers.list(all=True, filters={"label": LABEL}):
+        pid = c.labels.get(f"{LABEL}.pid", "")
+        if pid.isdigit() and not pid_alive(int(pid)):
+            try:
+                c.remove(force=True, v=True)
+                removed.append(c.name)
+            except docker.errors.APIError:
+                pass
+    return removed
+
+
+def leftover_containers(client: docker.DockerClient) -> list[str]:
+    """Names of harness containers that still exist (for tests and cleanup)."""
+    return [c.name for c in client.containers.list(all=True, filters={"label": LABEL})]

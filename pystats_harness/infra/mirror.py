@@ -1,0 +1,286 @@
+"""The CPython source mirror. The only module that imports ``git`` (GitPython).
+
+A bare mirror in the cache directory; revisions resolve to full shas; each build checks its
+commit out into a detached worktree that is always removed afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import git
+
+from pystats_harness.errors import Interrupted, MirrorError, PatchError, RevisionNotFound
+from pystats_harness.infra.fs import reap_dead
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """A resolved revision."""
+
+    rev: str
+    sha: str
+    date: str  # ISO 8601 committer date
+    subject: str
+
+    @property
+    def short(self) -> str:
+        return self.sha[:10]
+
+
+def _git_error(exc: git.GitCommandError) -> str:
+    text = (exc.stderr or str(exc)).strip().replace("stderr: ", "").strip("' \n")
+    return text.splitlines()[-1] if text else str(exc)
+
+
+class Mirror:
+    """A bare CPython mirror at ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    # -- creating and updating -------------------------------------------------------------
+    def exists(self) -> bool:
+        return (self.path / "HEAD").is_file() and (self.path / "objects").is_dir()
+
+    def _repo(self) -> git.Repo:
+        if not self.exists():
+            raise MirrorError(
+                f"no CPython mirror at {self.path}; run `invoke mirror` (or `invoke import-release TARBALL`)"
+            )
+        return git.Repo(self.path)
+
+    def init(self) -> None:
+        """Create an empty bare mirror if there is none."""
+        if not self.exists():
+            self.path.mkdir(parents=True, exist_ok=True)
+            git.Repo.init(self.path, bare=True)
+
+    def update(self, remote: str) -> str:
+        """Fetch every branch and tag of ``remote`` (URL or local path); imported tags are kept.
+
+        A local repository is borrowed through git alternates instead of being copied, and its
+        replace refs come along (so a clone that lacks a blob can still be checked out).
+        """
+        self.init()
+        refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
+        local = _local_objects(remote)
+        if local is not None:
+            alternates = self.path / "objects" / "info" / "alternates"
+            known = alternates.read_text().split() if alternates.exists() else []
+            if str(local) not in known:
+                alternates.parent.mkdir(parents=True, exist_ok=True)
+                alternates.write_text("\n".join([*known, str(local)]) + "\n")
+            refspecs.append("+refs/replace/*:refs/replace/*")
+        with git.Repo(self.path) as repo:
+            try:
+                repo.git.fetch(remote, *refspecs, "--no-write-fetch-head")
+            except git.GitCommandError as exc:
+                raise MirrorError(
+                    f"cannot fetch {remote} into {self.path}: {_git_error(exc)}; "
+                    "check the remote (pystats.mirror_remote) or pass a local clone's path"
+                ) from None
+            heads = len(repo.heads)
+            tags = len(repo.tags)
+        return f"{heads} branches, {tags} tags" + (" (objects borrowed from the local repository)" if local else "")
+
+    # -- revisions --------------------------------------------------------------------------
+    def resolve(self, rev: str) -> CommitInfo:
+        """Resolve a sha, short sha, tag, branch or ``main~3`` to a commit."""
+        if not rev or rev.startswith("-") or any(c.isspace() for c in rev):
+            raise RevisionNotFound(f"revision {rev!r} is not a valid revision name")
+        with self._repo() as repo:
+            try:
+                commit = repo.commit(rev)
+            except (git.BadName, ValueError, git.GitCommandError):
+                raise RevisionNotFound(
+                    f"revision {rev!r} not found in the mirror {self.path}; try `invoke mirror` to update "
+                    "it, `invoke import-release TARBALL` for a release, or a full sha"
+                ) from None
+            date = datetime.fromtimestamp(commit.committed_date, tz=timezone.utc).isoformat()
+            return CommitInfo(rev=rev, sha=commit.hexsha, date=date, subject=commit.summary)
+
+    def read_file(self, sha: str, path: str) -> str | None:
+        """Text of ``path`` at commit ``sha``, or None if it does not exist."""
+        with self._repo() as repo:
+            try:
+                blob = repo.commit(sha).tree / path
+            except KeyError:
+                return None
+            if blob.type != "blob":
+                return None
+            return blob.data_stream.read().decode("utf-8", errors="replace")
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        with self._repo() as repo:
+            return repo.is_ancestor(older, newer)
+
+    def changed_paths(self, old: str, new: str) -> list[str] | None:
+        """Files that differ between two commits (added, deleted, modified), or None if git cannot tell."""
+        with self._repo() as repo:
+            try:
+                out = repo.git.diff("--name-only", "--no-renames", old, new)
+            except git.GitCommandError:
+                return None
+            return [line for line in out.splitlines() if line]
+
+    def merge_base(self, a: str, b: str) -> CommitInfo | None:
+        """The best common ancestor of two commits, or None (unrelated histories)."""
+        with self._repo() as repo:
+            bases = repo.merge_base(a, b)
+            if not bases:
+                return None
+            c = bases[0]
+            date = datetime.fromtimestamp(c.committed_date, tz=timezone.utc).isoformat()
+            return CommitInfo(rev=c.hexsha, sha=c.hexsha, date=date, subject=c.summary)
+
+    def ancestry_path(self, good: str, bad: str) -> list[CommitInfo]:
+        """Commits on the ancestry path good..bad, oldest first (bad included, good excluded)."""
+        with self._repo() as repo:
+            commits = list(repo.iter_commits(f"{good}..{bad}", ancestry_path=True, reverse=True))
+            return [
+                CommitInfo(
+                    rev=c.hexsha,
+                    sha=c.hexsha,
+                    date=datetime.fromtimestamp(c.committed_date, tz=timezone.utc).isoformat(),
+                    subject=c.summary,
+                )
+                for c in commits
+            ]
+
+    # -- worktrees --------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def worktree(self, sha: str, parent: Path) -> Iterator[Path]:
+        """A detached worktree of ``sha`` under ``parent``; always removed afterwards."""
+        parent.mkdir(parents=True, exist_ok=True)
+        reap_dead(parent, "wt-")
+        path = parent / f"wt-{sha[:12]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        with self._repo() as repo:
+            try:
+                try:
+                    repo.git.worktree("add", "--detach", "--force", str(path), sha)
+                except git.GitCommandError as exc:
+                    raise MirrorError(f"cannot check out {sha[:12]}: {_git_error(exc)}") from None
+                yield path
+            finally:
+                with contextlib.suppress(git.GitCommandError):
+                    repo.git.worktree("remove", "--force", str(path))
+                shutil.rmtree(path, ignore_errors=True)
+                with contextlib.suppress(git.GitCommandError):
+                    repo.git.worktree("prune")
+
+    # -- release import ---------------------------------------------------------------------
+    def tag_tree(self, tag: str) -> str | None:
+        with self._repo() as repo:
+            try:
+                return repo.commit(tag).tree.hexsha
+            except (git.BadName, ValueError, git.GitCommandError):
+                return None
+
+    def commit_tree_from_dir(self, directory: Path, tag: str, message: str, date: str) -> str:
+        """Commit the files of ``directory`` as a root commit and tag it; returns the sha.
+
+        Author, committer and date are fixed, so importing the same files twice gives the same sha.
+        """
+        self.init()
+        ident = "pystats-harness import-release"
+        email = "import-release@pystats-harness.invalid"
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(
+                os.environ,
+                GIT_DIR=str(self.path),
+                GIT_WORK_TREE=str(directory),
+                GIT_INDEX_FILE=str(Path(tmp) / "index"),
+                GIT_AUTHOR_NAME=ident,
+                GIT_AUTHOR_EMAIL=email,
+                GIT_AUTHOR_DATE=date,
+                GIT_COMMITTER_NAME=ident,
+                GIT_COMMITTER_EMAIL=email,
+                GIT_COMMITTER_DATE=date,
+            )
+
+            def run(*args: str) -> str:
+                proc = subprocess.run(["git", *args], cwd=directory, env=env, capture_output=True, text=True)
+                if proc.returncode != 0:
+                    raise MirrorError(f"git {args[0]} failed in {self.path}: {proc.stderr.strip()[-300:]}")
+                return proc.stdout.strip()
+
+            run("-c", "core.autocrlf=false", "add", "-A", "-f", ".")
+            tree = run("write-tree")
+            sha = run("commit-tree", tree, "-m", message)
+            run("update-ref", tag if tag.startswith("refs/") else f"refs/tags/{tag}", sha)
+            return sha
+
+    def set_tag(self, tag: str, sha: str) -> None:
+        """Create lightweight tag ``tag`` at ``sha`` (refuses to move an existing one)."""
+        with self._repo() as repo:
+            try:
+                repo.git.tag(tag, sha)
+            except git.GitCommandError as exc:
+                raise MirrorError(f"cannot create tag {tag}: {_git_error(exc)}") from None
+
+
+def _local_objects(remote: str) -> Path | None:
+    """The objects directory of a local repository path (bare or not), else None."""
+    path = Path(remote.removeprefix("file://")).expanduser()
+    if not path.is_dir():
+        return None
+    for candidate in (path / "objects", path / ".git" / "objects"):
+        if candidate.is_dir():
+            return candidate.resolve()
+    return None
+
+
+def _failure_hunk(patch: Path, file: str, line: int | None) -> str:
+    """The hunk header of ``patch`` for ``file`` nearest to ``line`` (for error messages)."""
+    current = None
+    best = None
+    for text in patch.read_text(errors="replace").splitlines():
+        if text.startswith("+++ "):
+            current = text[4:].split("\t")[0].removeprefix("b/")
+        elif text.startswith("@@") and current == file:
+            m = re.match(r"@@ -(\d+)", text)
+            start = int(m.group(1)) if m else 0
+            if best is None or line is None or start <= line:
+                best = text
+    return best or "?"
+
+
+def apply_patches(worktree: Path, patches: Sequence[Path]) -> None:
+    """Check every patch in order on a scratch index, then apply them all; all or nothing."""
+    if not patches:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
+        subprocess.run(["git", "read-tree", "HEAD"], cwd=worktree, env=env, check=True, capture_output=True)
+        for patch in patches:
+            proc = subprocess.run(
+                ["git", "apply", "--cached", str(patch)], cwd=worktree, env=env, capture_output=True, text=True
+            )
+            if proc.returncode != 0:
+                m = re.search(r"patch failed: (.+):(\d+)", proc.stderr)
+                file = m.group(1) if m else None
+                line = int(m.group(2)) if m else None
+                if file is None:
+                    m2 = re.search(r"error: (\S+): (?:does not exist|No such file)", proc.stderr)
+                    file = m2.group(1) if m2 else "?"
+                hunk = _failure_hunk(patch, file, line)
+                raise PatchError(
+                    f"patch {patch.name} ({patch.parent.name}) does not apply: {file}, hunk {hunk}; "
+                    "nothing was applied. Try --patches none or a patch variant for this layout"
+                )
+    for patch in patches:
+        try:
+            subprocess.run(["git", "apply", str(patch)], cwd=worktree, check=True, capture_output=True)
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted while applying patches; the worktree is discarded") from None

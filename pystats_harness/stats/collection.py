@@ -1,0 +1,204 @@
+"""A *collection*: the named, summed counters of one set of stats dumps, as one JSON document.
+
+``{"schema": "pystats-harness/1", "metadata": {...}, "counters": {dotted-name: number}, "unknown": [...]}``
+
+Dotted names are stable across CPython versions (3.11/3.12 opcode numbers are named with the build's
+own ``names.json``): ``opcode.LOAD_ATTR.execution_count``, ``opcode.LOAD_ATTR.specialization.hit``,
+``opcode.LOAD_ATTR.specialization.failure_kinds.<kind>``, ``pair.LOAD_FAST.LOAD_ATTR``,
+``calls.<name>``, ``calls.via_pyeval_evalframe.<kind>``, ``objects.<name>``, ``gc.<gen>.<what>``,
+``rare_events.<name>``, ``optimizer.<name>``, ``optimizer.histogram.<name>.<bucket>``,
+``uops.<NAME>.execution_count``, ``uop_pair.<A>.<B>``, ``ft.<name>``, ``other.<raw key>``, and the
+derived ``family.<BASE>.execution_count`` / ``family.<BASE>.specialization.*``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pystats_harness.stats.dumps import DumpResult, classify, parse_files
+from pystats_harness.errors import ConfigError, StatsParseError
+from pystats_harness.stats.names import NameTables
+
+SCHEMA = "pystats-harness/1"
+MAX_WARNINGS = 50
+
+Number = int | float
+
+
+@dataclass(frozen=True)
+class Collection:
+    """Named counters plus where they came from."""
+
+    metadata: Mapping[str, Any]
+    counters: Mapping[str, Number]
+    unknown: tuple[str, ...] = ()
+    schema: str = field(default=SCHEMA)
+
+    def get(self, name: str, default: Number = 0) -> Number:
+        return self.counters.get(name, default)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": self.schema, "metadata": dict(self.metadata),
+                "counters": dict(sorted(self.counters.items())), "unknown": list(self.unknown)}
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any], source: str = "<json>") -> Collection:
+        if not isinstance(doc, Mapping) or doc.get("schema") != SCHEMA:
+            got = doc.get("schema") if isinstance(doc, Mapping) else type(doc).__name__
+            raise StatsParseError(f"{source}: not a stats collection of schema {SCHEMA!r} (got {got!r})")
+        counters = doc.get("counters")
+        if not isinstance(counters, Mapping) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in counters.values()
+        ):
+            raise StatsParseError(f"{source}: 'counters' must map names to numbers")
+        return cls(dict(doc.get("metadata") or {}), dict(counters), tuple(doc.get("unknown") or ()))
+
+
+N = TypeVar("N", int, float)
+
+
+def _add(out: dict[str, N], name: str, value: N) -> None:
+    out[name] = out.get(name, 0) + value
+
+
+def name_counters(raw: Mapping[str, int], names: NameTables | None) -> tuple[dict[str, int], list[str], list[str]]:
+    """Name summed raw keys; returns ``(counters, specializable, unknown)`` (family totals included)."""
+    op = names.opname if names else (lambda n: n)
+    counters: dict[str, int] = {}
+    specializable: set[str] = set()
+    unknown: list[str] = []
+    for key, value in raw.items():
+        stat = classify(key, value)
+        kind, parts = stat.kind, stat.parts
+        if kind == "opcode":
+            _add(counters, f"opcode.{op(parts[0])}.{parts[1]}", value)
+        elif kind == "specialization":
+            _add(counters, f"opcode.{op(parts[0])}.specialization.{parts[1]}", value)
+        elif kind == "failure_kind":
+            name = op(parts[0])
+            fail = names.failure_kind(parts[1], name) if names else f"kind_{parts[1]}"
+            _add(counters, f"opcode.{name}.specialization.failure_kinds.{fail}", value)
+        elif kind == "pair":
+            _add(counters, f"pair.{op(parts[0])}.{op(parts[1])}", value)
+        elif kind == "specializable":
+            specializable.add(op(parts[0]))
+        elif kind == "call" and parts[0] == "via_pyeval_evalframe":
+            what = names.eval_call_kind(parts[1]) if names else f"kind_{parts[1]}"
+            _add(counters, f"calls.via_pyeval_evalframe.{what}", value)
+        elif kind == "uop":
+            _add(counters, f"uops.{parts[0]}.{parts[1]}", value)
+        elif kind == "other":
+            unknown.append(key)
+            _add(counters, f"other.{key}", value)
+        else:
+            prefix = {"call": "calls", "object": "objects", "rare_event": "rare_events",
+                      "free_threading": "ft"}.get(kind, kind)
+            _add(counters, ".".join((prefix, *parts)), value)
+    if names is not None:
+        counters.update(family_totals(counters, names))
+    return counters, sorted(specializable), sorted(unknown)
+
+
+def family_totals(counters: Mapping[str, int], names: NameTables) -> dict[str, int]:
+    """``family.<BASE>.execution_count`` = base + all specialized forms.
+
+    CPython records hit/success/failure/deferred/deopt and failure kinds on the family's base
+    instruction (misses on both the specialized form and the base), so the family's specialization
+    counters are the base's; a base without any is given the sum over its members.
+    """
+    out: dict[str, int] = {}
+    spec: dict[str, dict[str, int]] = {}
+    for name, value in counters.items():
+        if not name.startswith("opcode."):
+            continue
+        _, opname, rest = name.split(".", 2)
+        base = names.family(opname)
+        if rest == "execution_count":
+            _add(out, f"family.{base}.execution_count", value)
+        elif rest.startswith("specialization."):
+            per_op = spec.setdefault(f"family.{base}.{rest}", {})
+            per_op[opname] = per_op.get(opname, 0) + value
+    for fam_name, per_op in spec.items():
+        base = fam_name.split(".", 2)[1]
+        out[fam_name] = per_op[base] if base in per_op else sum(per_op.values())
+    return out
+
+
+def collect(paths: Sequence[Path], names: NameTables | None, metadata: Mapping[str, Any],
+            lenient: bool = False) -> Collection:
+    """Read dump files (see :mod:`pystats_harness.stats.dumps`) into one named collection."""
+    return from_dump(parse_files([Path(p) for p in paths], lenient=lenient), names, metadata)
+
+
+def from_dump(dump: DumpResult, names: NameTables | None, metadata: Mapping[str, Any]) -> Collection:
+    counters, specializable, unknown = name_counters(dump.raw, names)
+    meta: dict[str, Any] = dict(metadata)
+    meta.setdefault("files", [{"path": source, "origin": "dump"} for source in dump.sources])
+    meta["nfiles"] = len(dump.sources)
+    if names is not None:
+        meta.setdefault("python_version", names.python_version)
+    numeric = any(part.isdigit() for name in counters if name.startswith("opcode.")
+                  for part in name.split(".")[1:2])
+    meta["naming"] = "names.json" if names else ("numeric-unnamed" if numeric else "dump-names")
+    meta["specializable"] = specializable
+    if dump.warnings:
+        meta["warnings"] = [str(w) for w in dump.warnings[:MAX_WARNINGS]]
+        meta["warnings_total"] = len(dump.warnings)
+    return Collection(meta, counters, tuple(unknown))
+
+
+def aggregate(collections: Iterable[Collection]) -> Collection:
+    """Sum collections of the same build (raises ConfigError for different revisions/schemas)."""
+    items = list(collections)
+    if not items:
+        raise ConfigError("aggregate() needs at least one collection")
+    shas = {str(c.metadata["sha"]) for c in items if c.metadata.get("sha")}
+    if len(shas) > 1:
+        raise ConfigError(f"cannot aggregate collections of different builds: {sorted(shas)}")
+    counters: dict[str, Number] = {}
+    unknown: set[str] = set()
+    meta: dict[str, Any] = dict(items[0].metadata)
+    meta["files"] = [f for c in items for f in c.metadata.get("files", [])]
+    meta["nfiles"] = sum(int(c.metadata.get("nfiles", 0)) for c in items)
+    meta["specializable"] = sorted({s for c in items for s in c.metadata.get("specializable", [])})
+    loops = [c.metadata.get("loops") for c in items]
+    if all(isinstance(n, (int, float)) for n in loops):
+        meta["loops"] = sum(loops)
+    else:
+        meta.pop("loops", None)
+    for c in items:
+        if c.metadata.get("per_loop"):
+            raise ConfigError("aggregate() sums raw counts; aggregate before calling per_loop()")
+        for name, value in c.counters.items():
+            _add(counters, name, value)
+        unknown.update(c.unknown)
+    return Collection(meta, counters, tuple(sorted(unknown)))
+
+
+def per_loop(collection: Collection, loops: Number | None = None) -> Collection:
+    """Divide every counter by the number of benchmark loops (default: ``metadata["loops"]``)."""
+    n = collection.metadata.get("loops") if loops is None else loops
+    if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n) or n <= 0:
+        raise ConfigError(f"per_loop() needs a positive number of loops (got {n!r}); "
+                          "pass loops= or record metadata['loops']")
+    meta = dict(collection.metadata, loops=n, per_loop=True)
+    return Collection(meta, {k: v / n for k, v in collection.counters.items()}, collection.unknown)
+
+
+def save(collection: Collection, path: Path) -> None:
+    Path(path).write_text(json.dumps(collection.to_json(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
+
+
+def load(path: Path) -> Collection:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise StatsParseError(f"{path}: cannot read collection ({exc.strerror})") from exc
+    except json.JSONDecodeError as exc:
+        raise StatsParseError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
+    return Collection.from_json(doc, str(path))

@@ -1,0 +1,112 @@
+"""Render a validation: rich tables, Markdown for a CPython issue, JSON, and a PNG deviation plot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group
+from rich.markup import escape
+from rich.table import Table
+
+from pystats_harness.validate.steps import ValidationReport
+
+MAX_ROWS = 40
+_STYLE = {"pass": "green", "fail": "bold red", "no baseline": "yellow"}
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.4g}" if not value.is_integer() else f"{int(value):,d}"
+    if isinstance(value, int):
+        return f"{value:,d}"
+    return str(value)
+
+
+def _finding_columns(step: str) -> tuple[str, ...]:
+    return {"fingerprint": ("probe", "expect", "observed", "problems"),
+            "canaries": ("canary", "family", "expected", "observed", "difference"),
+            "leakage": ("workload", "check", "counter", "a", "b"),
+            "isolation": ("workload", "counter", "alone", "parallel"),
+            "baselines": ("workload", "counter", "baseline", "value", "allowed")}[step]
+
+
+def _title(r: ValidationReport) -> str:
+    m = r.metadata
+    patches = ", ".join(m["patches"]) or "none"
+    return f"pystats validation of {m['revision']} ({m['sha'][:12]}), Python {m['python_version']}, patches: {patches}"
+
+
+def to_rich(report: ValidationReport) -> Group:
+    summary = Table(title=_title(report))
+    for col in ("step", "status", "summary"):
+        summary.add_column(col)
+    for s in report.steps:
+        summary.add_row(s.step, f"[{_STYLE[s.status]}]{s.status}[/]", escape(s.summary))
+    parts: list[Any] = [summary]
+    for s in report.steps:
+        rows = [f for f in s.findings if s.step != "fingerprint" or not f["ok"]]
+        if s.ok or not rows:
+            continue
+        cols = _finding_columns(s.step)
+        if s.step == "leakage":
+            cols = ("workload", "check", "counter", "automated / outside", "manual / null")
+        t = Table(title=f"{s.step}: {escape(s.summary)}", caption=f"{len(rows) - MAX_ROWS} more in the JSON report" if len(rows) > MAX_ROWS else None)
+        for c in cols:
+            t.add_column(c, overflow="fold")
+        keys = _finding_columns(s.step)
+        for f in rows[:MAX_ROWS]:
+            t.add_row(*(escape(_cell(f.get(k, ""))) if not isinstance(f.get(k), list) else escape("; ".join(f[k])) for k in keys))
+        parts.append(t)
+    return Group(*parts)
+
+
+def to_markdown(report: ValidationReport) -> str:
+    lines = [f"**{_title(report)}**", "", "| Step | Status | Summary |", "|:---|:---|:---|"]
+    lines += [f"| {s.step} | {s.status} | {s.summary} |" for s in report.steps]
+    for s in report.steps:
+        rows = [f for f in s.findings if s.step != "fingerprint" or not f["ok"]]
+        if s.ok or not rows:
+            continue
+        keys = _finding_columns(s.step)
+        lines += ["", f"<details><summary>{s.step}: {s.summary}</summary>", "", "| " + " | ".join(keys) + " |",
+                  "|" + "---|" * len(keys)]
+        for f in rows[:MAX_ROWS]:
+            lines.append("| " + " | ".join(_cell(f.get(k, "")).replace("|", "\\|") for k in keys) + " |")
+        if len(rows) > MAX_ROWS:
+            lines.append(f"\n_{len(rows) - MAX_ROWS} more rows in the JSON report._")
+        lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def write_plot(report: ValidationReport, path: Path) -> Path:
+    """Per-workload largest relative deviation from the baseline (0 = identical)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    names = list(report.metadata["workloads"])
+    values = [report.deviation.get(n, float("nan")) for n in names]
+    fig = Figure(figsize=(8, 4), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    bars = ax.bar(names, [0 if v != v else v * 100 for v in values],
+                  color=["#999999" if v != v else ("#2a9d3a" if v == 0 else "#d08c1f") for v in values])
+    for bar, v in zip(bars, values):
+        label = "no baseline" if v != v else f"{v:.2%}"
+        ax.annotate(label, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel("largest deviation from baseline (%)")
+    ax.set_title(_title(report), fontsize=9)
+    ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    return path
+
+
+def write_all(report: ValidationReport, out_dir: Path) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out_dir / "validation.json", "markdown": out_dir / "validation.md", "plot": out_dir / "deviation.png"}
+    paths["json"].write_text(json.dumps(report.to_json(), indent=1, default=str) + "\n")
+    paths["markdown"].write_text(to_markdown(report))
+    write_plot(report, paths["plot"])
+    return paths

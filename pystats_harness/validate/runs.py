@@ -1,0 +1,136 @@
+"""Run the reference suite's drivers inside a built interpreter (fresh containers) and collect
+their stats as named collections.
+
+manual     python3 -B /suite/manual.py W LOOPS --values V --warmups W'   one process, one dump
+automated  python3 -B /suite/automated.py W --loops ... --hook pystats   pyperf, P worker dumps
+canary     python3 -B /suite/canaries.py run NAME N                       one process, one dump
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pystats_harness.infra import engine
+from pystats_harness.build.cache import CacheEntry
+from pystats_harness.stats.collection import Collection, collect
+from pystats_harness.config import Settings
+from pystats_harness.resources import SUITE_DIR
+from pystats_harness.errors import ConfigError, RunFailed
+from pystats_harness.infra.runner import RunRequest, RunResult, run_python
+from pystats_harness.stats.statscmd import metadata_for, names_for
+
+SUITE_MOUNT = "/suite"
+SITE_MOUNT = "/wheels/site"
+SCRIPT_MOUNT = "/workload"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How much bracketed work a path does: loops per value, values, warmups, worker processes."""
+
+    loops: int
+    values: int = 1
+    warmups: int = 0
+    processes: int = 1
+
+    def bracketed_loops(self, path: str) -> int:
+        return self.loops * self.values * (self.processes if path == "automated" else 1)
+
+
+@dataclass(frozen=True)
+class PathRun:
+    workload: str
+    path: str  # "manual" | "automated" | "canary"
+    shape: Shape
+    collection: Collection
+    runs: tuple[RunResult, ...]
+
+    @property
+    def per_loop(self) -> dict[str, float]:
+        n = self.shape.bracketed_loops(self.path)
+        return {k: v / n for k, v in self.collection.counters.items()}
+
+
+def _site_dir(settings: Settings) -> Path:
+    site = settings.wheelhouse_dir / "site"
+    if not (site / "pyperf").is_dir():
+        raise ConfigError(
+            f"no pyperf in the wheelhouse {site}; run scripts/make-wheelhouse.sh {settings.wheelhouse_dir}"
+        )
+    return site
+
+
+def workload_mounts(workload: str) -> tuple[tuple[engine.Mount, ...], str]:
+    """A suite workload name, or a path to a script defining run(loops) (mounted at /workload)."""
+    path = Path(workload)
+    if workload.endswith(".py"):
+        if not path.is_file():
+            raise ConfigError(f"workload script {workload} does not exist; pass a suite workload name or a .py path")
+        mount = engine.Mount(str(path.resolve().parent), SCRIPT_MOUNT, read_only=True)
+        return (mount,), f"{SCRIPT_MOUNT}/{path.name}"
+    if not (SUITE_DIR / "workloads" / f"{workload}.py").is_file():
+        known = ", ".join(sorted(p.stem for p in (SUITE_DIR / "workloads").glob("*.py") if p.stem != "__init__"))
+        raise ConfigError(f"unknown workload {workload!r}; known: {known}, or a path to a .py script")
+    return (), workload
+
+
+def _collection(entry: CacheEntry, runs: list[RunResult], meta: Mapping[str, Any]) -> Collection:
+    files = [f for r in runs for f in r.stats_files]
+    metadata = {**metadata_for(entry, None), **meta}
+    if not files:
+        return Collection(metadata={**metadata, "nfiles": 0}, counters={})
+    return collect(files, names_for(entry), metadata)
+
+
+def _check(r: RunResult, what: str) -> RunResult:
+    if r.exit_code != 0:
+        tail = " | ".join(r.stderr.strip().splitlines()[-3:])
+        raise RunFailed(f"{what} exited {r.exit_code}: {tail[-400:]} (output kept in {r.run_dir})")
+    return r
+
+
+def run_manual(settings: Settings, entry: CacheEntry, workload: str, shape: Shape, client: Any = None) -> PathRun:
+    mounts, target = workload_mounts(workload)
+    args = ("-B", f"{SUITE_MOUNT}/manual.py", target, str(shape.loops), "--values", str(shape.values),
+            "--warmups", str(shape.warmups))
+    request = RunRequest(args, mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True), *mounts),
+                         label=f"manual-{Path(workload).stem}")
+    r = _check(run_python(settings, entry, request, client), f"manual run of {workload}")
+    meta = {"workload": workload, "path": "manual", "loops": shape.bracketed_loops("manual")}
+    return PathRun(workload, "manual", shape, _collection(entry, [r], meta), (r,))
+
+
+def run_automated(settings: Settings, entry: CacheEntry, workload: str, shape: Shape, client: Any = None,
+                  *, leak: bool = False) -> PathRun:
+    if not entry.manifest().get("python", {}).get("has_stats_api", True):
+        raise RunFailed(
+            "pyperf --hook pystats cannot bracket anything here: the interpreter has no sys._stats_on "
+            "(pyperf raises HookError; older pyperf silently collected whole processes)"
+        )
+    mounts, target = workload_mounts(workload)
+    args = ["-B", f"{SUITE_MOUNT}/automated.py", target, "--loops", str(shape.loops), "--values", str(shape.values),
+            "--warmups", str(shape.warmups), "--processes", str(shape.processes), "--site", SITE_MOUNT, "-q",
+            "-o", "/tmp/pyperf.json"]
+    if leak:
+        args.append("--leak")
+    request = RunRequest(tuple(args), mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),
+                                              engine.Mount(str(_site_dir(settings)), SITE_MOUNT, read_only=True),
+                                              *mounts), label=f"pyperf-{Path(workload).stem}")
+    r = _check(run_python(settings, entry, request, client), f"pyperf run of {workload}")
+    meta = {"workload": workload, "path": "automated", "loops": shape.bracketed_loops("automated")}
+    return PathRun(workload, "automated", shape, _collection(entry, [r], meta), (r,))
+
+
+def run_canary(settings: Settings, entry: CacheEntry, name: str, n: int, client: Any = None) -> RunResult:
+    args = ("-B", f"{SUITE_MOUNT}/canaries.py", "run", name, str(n))
+    request = RunRequest(args, mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),), label=f"canary-{name}")
+    return _check(run_python(settings, entry, request, client), f"canary {name}({n})")
+
+
+def canary_table(settings: Settings, entry: CacheEntry, client: Any = None) -> str:
+    args = ("-B", f"{SUITE_MOUNT}/canaries.py", "expect")
+    request = RunRequest(args, mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),), label="canary-expect")
+    return _check(run_python(settings, entry, request, client), "canaries.py expect").stdout

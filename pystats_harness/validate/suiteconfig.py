@@ -1,0 +1,102 @@
+"""configs/suite.toml as typed settings: workloads, shapes, tolerances, leak-check exclusions."""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pystats_harness.resources import SUITE_TOML
+from pystats_harness.errors import ConfigError
+
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rel: float = 0.0
+    abs: float = 0.0
+    ignore: bool = False
+    reason: str = ""
+
+    def allows(self, base: float, new: float) -> bool:
+        return self.ignore or abs(new - base) <= self.abs + self.rel * abs(base)
+
+
+@dataclass(frozen=True)
+class Override:
+    match: str
+    tolerance: Tolerance
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    processes: int
+    values: int
+    warmups: int
+    null_workload: str
+    leak_workload: str
+    canary_n: int
+    canaries: tuple[str, ...]
+    workloads: dict[str, int]  # name -> loops
+    kind_tolerances: dict[str, Tolerance]
+    overrides: tuple[Override, ...]
+    leak_ignore: tuple[str, ...]
+    fixed_part_slack: int = 64
+
+    def tolerance_for(self, name: str) -> Tolerance:
+        for rule in self.overrides:
+            if fnmatch.fnmatchcase(name, rule.match):
+                return rule.tolerance
+        return self.kind_tolerances.get(kind_of(name), Tolerance())
+
+    def leak_ignored(self, name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.leak_ignore)
+
+
+def kind_of(name: str) -> str:
+    """The kind of a dotted counter name (see the header of configs/suite.toml)."""
+    head = name.split(".", 1)[0]
+    if head == "opcode":
+        if ".specialization.failure_kinds." in name:
+            return "failure_kind"
+        return "specialization" if ".specialization." in name else "opcode"
+    return {"pair": "pair", "calls": "call", "objects": "object", "gc": "gc", "rare_events": "rare_event",
+            "optimizer": "optimizer", "uops": "optimizer", "uop_pair": "optimizer", "family": "family"}.get(head, "other")
+
+
+def compared(name: str) -> bool:
+    """family.* counters are derived from the others and not compared on their own."""
+    return not name.startswith("family.")
+
+
+def _tolerance(raw: dict[str, Any], where: str) -> Tolerance:
+    unknown = set(raw) - {"rel", "abs", "ignore", "reason", "match"}
+    if unknown:
+        raise ConfigError(f"{SUITE_TOML.name}: {where}: unknown keys {sorted(unknown)}")
+    return Tolerance(float(raw.get("rel", 0.0)), float(raw.get("abs", 0.0)), bool(raw.get("ignore", False)),
+                     str(raw.get("reason", "")))
+
+
+def load_suite(path: Path = SUITE_TOML) -> SuiteConfig:
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read the suite config {path}: {exc}") from None
+    suite = data.get("suite", {})
+    tolerances = dict(data.get("tolerances", {}))
+    overrides = tuple(Override(str(o["match"]), _tolerance(o, f"override {o.get('match')}"))
+                      for o in tolerances.pop("override", []))
+    kinds = {k: _tolerance(v, f"tolerances.{k}") for k, v in tolerances.items()}
+    workloads = {name: int(w["loops"]) for name, w in data.get("workloads", {}).items()}
+    if not workloads:
+        raise ConfigError(f"{path}: no [workloads.<name>] tables")
+    return SuiteConfig(
+        processes=int(suite.get("processes", 2)), values=int(suite.get("values", 1)),
+        warmups=int(suite.get("warmups", 0)), null_workload=str(suite.get("null_workload", "null")),
+        leak_workload=str(suite.get("leak_workload", "leaky")), canary_n=int(suite.get("canary_n", 2000)),
+        canaries=tuple(suite.get("canaries", ())), workloads=workloads, kind_tolerances=kinds,
+        overrides=overrides, leak_ignore=tuple(data.get("leak_check", {}).get("ignore", ())),
+        fixed_part_slack=int(data.get("leak_check", {}).get("fixed_part_slack", 64)),
+    )
