@@ -57,7 +57,9 @@ def mirror(c, remote=None):
     tasks_impl.mirror(_settings(c), remote)
 
 
-@task(name="import-release", help={"tarball": "a CPython release tarball (Python-X.Y.Z.tar.xz or Debian's .orig.tar.*)"})
+@task(
+    name="import-release", help={"tarball": "a CPython release tarball (Python-X.Y.Z.tar.xz or Debian's .orig.tar.*)"}
+)
 @_mapped
 def import_release(c, tarball):
     """Commit a CPython release tarball into the mirror as tag vX.Y.Z (offline sources)."""
@@ -105,7 +107,9 @@ def run(c, rev=None, patches="auto", no_stats_dir=False):
     from pystats_harness.cli import build as tasks_impl
 
     settings = _settings(c)
-    code = tasks_impl.run(settings, rev or settings.default_rev, patches, _argv_after_double_dash(), stats_dir=not no_stats_dir)
+    code = tasks_impl.run(
+        settings, rev or settings.default_rev, patches, _argv_after_double_dash(), stats_dir=not no_stats_dir
+    )
     if code:
         raise Exit(code=code)
 
@@ -126,8 +130,16 @@ def stats(c, directory, rev=None, patches="auto", json=None, markdown=None, loop
     """Turn a directory of dump files into one named collection."""
     from pystats_harness.cli import build as tasks_impl
 
-    tasks_impl.stats(_settings(c), Path(directory), rev, patches, json_out=json, markdown_out=markdown,
-                     loops=_float("loops", loops), lenient=lenient)
+    tasks_impl.stats(
+        _settings(c),
+        Path(directory),
+        rev,
+        patches,
+        json_out=json,
+        markdown_out=markdown,
+        loops=_float("loops", loops),
+        lenient=lenient,
+    )
 
 
 @task(
@@ -146,8 +158,16 @@ def compare(c, base, head, json=None, markdown=None, threshold=0.0, family=False
     """Compare two collections counter by counter, sorted by size of change."""
     from pystats_harness.cli import build as tasks_impl
 
-    tasks_impl.compare(_settings(c), Path(base), Path(head), json_out=json, markdown_out=markdown,
-                       threshold=_float("threshold", threshold) or 0.0, family=family, limit=int(limit))
+    tasks_impl.compare(
+        _settings(c),
+        Path(base),
+        Path(head),
+        json_out=json,
+        markdown_out=markdown,
+        threshold=_float("threshold", threshold) or 0.0,
+        family=family,
+        limit=int(limit),
+    )
 
 
 def _float(name: str, value: Any) -> float | None:
@@ -169,7 +189,12 @@ def patches(c, rev=None, patches="auto"):
     tasks_impl.patches(settings, rev or settings.default_rev, patches)
 
 
-@task(help={"rev": "revision of a cached build (default: setting pystats.default_rev)", "patches": "the --patches it was built with"})
+@task(
+    help={
+        "rev": "revision of a cached build (default: setting pystats.default_rev)",
+        "patches": "the --patches it was built with",
+    }
+)
 @_mapped
 def verify(c, rev=None, patches="auto"):
     """Rerun the behaviour fingerprint on a cached build; non-zero exit on any mismatch."""
@@ -194,8 +219,9 @@ def validate(c, rev=None, patches="auto", workloads=None, jobs=2, out=None):
     from pystats_harness.cli import validate as validate_cli
 
     settings = _settings(c)
-    report = validate_cli.run_validate(settings, rev or settings.default_rev, patches, workloads=workloads,
-                                       jobs=int(jobs), out=out)
+    report = validate_cli.run_validate(
+        settings, rev or settings.default_rev, patches, workloads=workloads, jobs=int(jobs), out=out
+    )
     error = report.error()
     if error is not None:
         raise error
@@ -223,9 +249,9 @@ def baseline(c, rev=None, patches="auto", workloads=None, jobs=2):
         "good": "revision where the metric has its old value (sha, tag, branch, main~3)",
         "bad": "later revision where it has changed (if good is on another branch: their merge base is used)",
         "workload": "suite workload (nbody, richards, ... see configs/suite.toml) or a path to a .py "
-                    "script defining run(loops)",
+        "script defining run(loops)",
         "metric": "counter name or arithmetic over counter names, e.g. "
-                  "'opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count'",
+        "'opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count'",
         "threshold": "judge each commit against this value (default: midpoint of the good and bad values)",
         "direction": "up: bad means above the threshold; down: below (default: from good vs bad)",
         "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 10 for a script)",
@@ -238,8 +264,18 @@ def bisect(c, good, bad, workload, metric, threshold=None, direction=None, loops
     """Find the first commit between good and bad where a pystats metric changed."""
     from pystats_harness.cli import bisect as bisect_cli
 
-    code = bisect_cli.bisect(_settings(c), good=good, bad=bad, workload=workload, metric=metric,
-                             threshold=threshold, direction=direction, loops=loops, out=out, jobs=jobs)
+    code = bisect_cli.bisect(
+        _settings(c),
+        good=good,
+        bad=bad,
+        workload=workload,
+        metric=metric,
+        threshold=threshold,
+        direction=direction,
+        loops=loops,
+        out=out,
+        jobs=jobs,
+    )
     if code:
         raise Exit(code=code)
 
@@ -253,7 +289,7 @@ def bisect(c, good, bad, workload, metric, threshold=None, direction=None, loops
         "direction": "up (default): bad means above the threshold; down: below",
         "rev": "revision to measure (default: the current directory's BISECT_HEAD or HEAD)",
         "loops": "bracketed loops per run (default as for invoke bisect)",
-    }
+    },
 )
 def bisect_run(c, workload, metric, threshold=None, direction="up", rev=None, loops=None):
     """For `git bisect run`: measure HEAD (or --rev); exit 0 good, 1 bad, 125 skip, 128 setup error."""
@@ -264,10 +300,14 @@ def bisect_run(c, workload, metric, threshold=None, direction="up", rev=None, lo
     except HarnessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise Exit(code=128) from None
-    raise Exit(code=bisect_cli.bisect_run(settings, workload=workload, metric=metric, threshold=threshold,
-                                          direction=direction, rev=rev, loops=loops))
+    raise Exit(
+        code=bisect_cli.bisect_run(
+            settings, workload=workload, metric=metric, threshold=threshold, direction=direction, rev=rev, loops=loops
+        )
+    )
 
 
-ns = Collection(mirror, import_release, image, build, run, patches, verify, stats, compare, validate, baseline,
-                bisect, bisect_run)
+ns = Collection(
+    mirror, import_release, image, build, run, patches, verify, stats, compare, validate, baseline, bisect, bisect_run
+)
 ns.configure({"pystats": dict(_config.DEFAULTS)})

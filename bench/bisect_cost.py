@@ -47,8 +47,9 @@ from pystats_harness.bisect.search import BUILD_FAILED, Judge, Outcome, bisect  
 def history(rng: random.Random, n: int, rate: float, clustered: bool) -> tuple[list[float | None], int]:
     """Values 1.0 (good) / 2.0 (bad) with a step at a random index, and None for failing commits."""
     step = rng.randrange(1, n)
-    values: list[float | None] = [1.0 + rng.uniform(-0.2, 0.2) if i < step else 2.0 + rng.uniform(-0.2, 0.2)
-                                  for i in range(n)]
+    values: list[float | None] = [
+        1.0 + rng.uniform(-0.2, 0.2) if i < step else 2.0 + rng.uniform(-0.2, 0.2) for i in range(n)
+    ]
     i = 1
     while i < n - 1:
         if rng.random() < (rate / 4 if clustered else rate):
@@ -75,10 +76,14 @@ def simulate_one(values: list[float | None]) -> tuple[int, bool, int, int]:
 
 def simulate(sizes: list[int], rates: list[float], trials: int, clustered: bool, seed: int) -> int:
     rng = random.Random(seed)
-    print(f"search core over synthetic histories ({trials} bisects per row, "
-          f"{'clustered' if clustered else 'independent'} failures, seed {seed})")
-    print(f"{'N':>5} {'fail rate':>9} {'failed':>7} {'goal':>5} {'mean':>6} {'median':>6} {'max':>4} "
-          f"{'≤ goal':>7} {'exact':>6} {'found':>6}")
+    print(
+        f"search core over synthetic histories ({trials} bisects per row, "
+        f"{'clustered' if clustered else 'independent'} failures, seed {seed})"
+    )
+    print(
+        f"{'N':>5} {'fail rate':>9} {'failed':>7} {'goal':>5} {'mean':>6} {'median':>6} {'max':>4} "
+        f"{'≤ goal':>7} {'exact':>6} {'found':>6}"
+    )
     worst_over = 0
     for n in sizes:
         goal = math.ceil(math.log2(n)) + 2
@@ -94,11 +99,15 @@ def simulate(sizes: list[int], rates: list[float], trials: int, clustered: bool,
             within = sum(c <= goal for c in counts) / trials
             if rate == 0:
                 worst_over = max(worst_over, max(counts) - goal)
-            print(f"{n:5d} {rate:9.2f} {failed / trials / max(n - 2, 1):7.1%} {goal:5d} "
-                  f"{statistics.fmean(counts):6.2f} {statistics.median(counts):6.1f} {max(counts):4d} "
-                  f"{within:7.1%} {exact / trials:6.1%} {found / trials:6.1%}")
-    print("goal = ceil(log2(N)) + 2 measurements (builds) including good and bad; "
-          "'found' = the true step is the reported commit or inside the reported range")
+            print(
+                f"{n:5d} {rate:9.2f} {failed / trials / max(n - 2, 1):7.1%} {goal:5d} "
+                f"{statistics.fmean(counts):6.2f} {statistics.median(counts):6.1f} {max(counts):4d} "
+                f"{within:7.1%} {exact / trials:6.1%} {found / trials:6.1%}"
+            )
+    print(
+        "goal = ceil(log2(N)) + 2 measurements (builds) including good and bad; "
+        "'found' = the true step is the reported commit or inside the reported range"
+    )
     return 1 if worst_over > 0 else 0
 
 
@@ -117,13 +126,19 @@ def synthetic_history(mirror_dir: Path, base: str, n: int, step_at: int) -> list
     """``n`` commits on top of ``base`` (returned oldest first, base excluded); commit ``step_at``
     (1-based, as an index on the bisect path) plants the change."""
     git = ["git", "--git-dir", str(mirror_dir)]
-    env = {**os.environ, "GIT_INDEX_FILE": str(mirror_dir / f"bench-index-{os.getpid()}"),
-           "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "bench",
-           "GIT_COMMITTER_EMAIL": "b@b"}
+    env = {
+        **os.environ,
+        "GIT_INDEX_FILE": str(mirror_dir / f"bench-index-{os.getpid()}"),
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
 
     def run(*args: str, input: str | None = None) -> str:
-        return subprocess.run([*git, *args], env=env, input=input, capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            [*git, *args], env=env, input=input, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     texts: dict[str, str] = {}
     parent, shas = run("rev-parse", f"{base}^{{commit}}"), []
@@ -151,10 +166,10 @@ def synthetic_history(mirror_dir: Path, base: str, n: int, step_at: int) -> list
 
 
 def real(args: argparse.Namespace) -> int:
-    from pystats_harness.infra import engine
     from pystats_harness.bisect.driver import run_bisect
     from pystats_harness.cli.bisect import RichProgress, goal
     from pystats_harness.config import load_settings
+    from pystats_harness.infra import engine
     from pystats_harness.infra.mirror import Mirror
 
     if args.commits < 32:
@@ -171,14 +186,24 @@ def real(args: argparse.Namespace) -> int:
         Mirror(settings.mirror_dir).update(str(default.mirror_dir))
         shas = synthetic_history(settings.mirror_dir, args.base, args.commits, args.step_at)
         n = len(shas) + 1  # the path: base (good) + the synthetic commits (bad = the tip)
-        print(f"{args.commits} commits on {args.base}, change planted at #{args.step_at} ({shas[args.step_at - 1][:10]}); "
-              f"workload {args.workload}, make -j{settings.make_jobs}, scratch cache {scratch}, empty ccache volume",
-              flush=True)
+        print(
+            f"{args.commits} commits on {args.base}, change planted at #{args.step_at} ({shas[args.step_at - 1][:10]}); "
+            f"workload {args.workload}, make -j{settings.make_jobs}, scratch cache {scratch}, empty ccache volume",
+            flush=True,
+        )
         runs = []
         for _attempt in ("first", "again"):
             with RichProgress() as progress:
-                runs.append(run_bisect(settings, good=args.base, bad=shas[-1], workload=args.workload,
-                                       metric=args.metric, progress=progress))
+                runs.append(
+                    run_bisect(
+                        settings,
+                        good=args.base,
+                        bad=shas[-1],
+                        workload=args.workload,
+                        metric=args.metric,
+                        progress=progress,
+                    )
+                )
         first, again = runs
 
         def step_order(label: str) -> int:
@@ -188,30 +213,38 @@ def real(args: argparse.Namespace) -> int:
         cold = first.records[0].seconds.get("build", 0.0)
         manifest_cold = _manifest_seconds(scratch / "builds" / first.records[0].build_key)
         print()
-        print(f"{'step':<8}{'#':>4} {'commit':<11}{'source':<22}{'build s':>8}{'run s':>7}{'total s':>8}{'% cold':>8}"
-              f"   build phases (s)")
+        print(
+            f"{'step':<8}{'#':>4} {'commit':<11}{'source':<22}{'build s':>8}{'run s':>7}{'total s':>8}{'% cold':>8}"
+            f"   build phases (s)"
+        )
         for index, rec in recs:
             src = rec.source + (", built" if rec.built else "") + (" (failed)" if not rec.outcome.usable else "")
             total = rec.seconds.get("total", 0.0)
             phases = _manifest_phases(scratch / "builds" / rec.build_key)
-            print(f"{first.labels[index]:<8}{index:>4} {rec.commit.short:<11}{src:<22}{rec.seconds.get('build', 0):8.1f}"
-                  f"{rec.seconds.get('run', 0):7.1f}{total:8.1f}{100 * total / cold if cold else math.nan:7.1f}%   "
-                  + " ".join(f"{k} {v:.1f}" for k, v in phases.items()))
+            print(
+                f"{first.labels[index]:<8}{index:>4} {rec.commit.short:<11}{src:<22}{rec.seconds.get('build', 0):8.1f}"
+                f"{rec.seconds.get('run', 0):7.1f}{total:8.1f}{100 * total / cold if cold else math.nan:7.1f}%   "
+                + " ".join(f"{k} {v:.1f}" for k, v in phases.items())
+            )
         later = [rec.seconds.get("total", 0.0) for index, rec in recs[1:]]
         r = first.report.result
         found = r.exact and r.commits[r.earliest_bad] == shas[args.step_at - 1]
         print()
         print(f"{'measure':<44}{'value':>12}{'goal':>14}")
         print(f"{'builds done (N = ' + str(n) + ' commits)':<44}{first.builds:>12d}{'<= ' + str(goal(n)):>14}")
-        print(f"{'cold build (first step, build only)':<44}{cold:>11.1f}s"
-              f"{'' if manifest_cold is None else f'  (phases {manifest_cold:.0f} s)':>14}")
+        print(
+            f"{'cold build (first step, build only)':<44}{cold:>11.1f}s"
+            f"{'' if manifest_cold is None else f'  (phases {manifest_cold:.0f} s)':>14}"
+        )
         print(f"{'first step (good, cold build + run)':<44}{recs[0][1].seconds.get('total', 0):>11.1f}s{'':>14}")
         print(f"{'later steps: mean seconds per step':<44}{statistics.fmean(later):>11.1f}s{'':>14}")
         print(f"{'later steps: max / cold build':<44}{100 * max(later) / cold:>11.1f}%{'<= 15%':>14}")
         print(f"{'later steps: mean / cold build':<44}{100 * statistics.fmean(later) / cold:>11.1f}%{'<= 15%':>14}")
         print(f"{'total wall time of the bisect':<44}{first.wall_seconds:>11.1f}s{'':>14}")
         print(f"{'planted commit found exactly':<44}{'yes' if found else 'NO':>12}{'yes':>14}")
-        print(f"{'second run: builds / wall time':<44}{f'{again.builds} / {again.wall_seconds:.1f}s':>12}{'0 / fast':>14}")
+        print(
+            f"{'second run: builds / wall time':<44}{f'{again.builds} / {again.wall_seconds:.1f}s':>12}{'0 / fast':>14}"
+        )
         print(f"{'bench wall time (history, mirror, both runs)':<44}{time.perf_counter() - wall:>11.1f}s")
         ok = found and first.builds <= goal(n) and max(later) <= 0.15 * cold and again.builds == 0
         return 0 if ok else 1
@@ -222,7 +255,7 @@ def real(args: argparse.Namespace) -> int:
             shutil.rmtree(scratch, ignore_errors=True)
             try:
                 client.volumes.get(volume).remove(force=True)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
 
 

@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pystats_harness.infra import engine  # noqa: E402
 from pystats_harness.config import load_configure_flags, load_settings  # noqa: E402
+from pystats_harness.infra import engine  # noqa: E402
 from pystats_harness.infra.mirror import Mirror  # noqa: E402
 
 
@@ -50,9 +50,17 @@ def invoke(env: dict[str, str], *args: str) -> float:
 def neighbour(mirror_dir: Path, rev: str) -> str:
     """A commit on top of ``rev`` that changes one C file (a comment), like a neighbouring commit."""
     git = ["git", "--git-dir", str(mirror_dir)]
-    env = {**os.environ, "GIT_INDEX_FILE": str(mirror_dir / "bench-index"), "GIT_AUTHOR_NAME": "bench",
-           "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@b"}
-    run = lambda *a, **kw: subprocess.run([*git, *a], env=env, capture_output=True, text=True, check=True, **kw).stdout.strip()  # noqa: E731
+    env = {
+        **os.environ,
+        "GIT_INDEX_FILE": str(mirror_dir / "bench-index"),
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
+    run = lambda *a, **kw: subprocess.run(
+        [*git, *a], env=env, capture_output=True, text=True, check=True, **kw
+    ).stdout.strip()
     text = run("show", f"{rev}:Python/specialize.c") + f"\n/* bench neighbour {time.time()} */\n"
     run("read-tree", rev)
     blob = run("hash-object", "-w", "--stdin", input=text)
@@ -70,7 +78,11 @@ def raw_build(settings, rev: str, jobs: int, client) -> float:
     with mirror.worktree(sha, settings.worktrees_dir) as wt:
         spec = engine.ContainerSpec(
             image=settings.image,
-            command=["bash", "-c", f"set -e; mkdir -p /b && cd /b && /src/configure {flags} >/dev/null && make -j{jobs} >/dev/null && make install >/dev/null"],
+            command=[
+                "bash",
+                "-c",
+                f"set -e; mkdir -p /b && cd /b && /src/configure {flags} >/dev/null && make -j{jobs} >/dev/null && make install >/dev/null",
+            ],
             mounts=(engine.Mount(str(wt), "/src", read_only=True),),
         )
         start = time.perf_counter()
@@ -90,13 +102,20 @@ def main() -> None:
     client = engine.connect()
     scratch = Path(tempfile.mkdtemp(prefix="pystats-bench-"))
     volume = f"pystats-bench-ccache-{os.getpid()}"
-    env = {**os.environ, "INVOKE_PYSTATS_CACHE_DIR": str(scratch), "INVOKE_PYSTATS_CCACHE_VOLUME": volume,
-           "INVOKE_PYSTATS_JOBS": str(args.jobs)}
+    env = {
+        **os.environ,
+        "INVOKE_PYSTATS_CACHE_DIR": str(scratch),
+        "INVOKE_PYSTATS_CCACHE_VOLUME": volume,
+        "INVOKE_PYSTATS_JOBS": str(args.jobs),
+    }
     try:
         settings = load_settings({"cache_dir": str(scratch), "ccache_volume": volume, "jobs": str(args.jobs)})
         Mirror(settings.mirror_dir).update(str(base.mirror_dir))
         near = neighbour(settings.mirror_dir, args.rev)
-        print(f"revision {args.rev}, neighbour {near[:10]}, make -j{settings.make_jobs}, image {settings.image}", flush=True)
+        print(
+            f"revision {args.rev}, neighbour {near[:10]}, make -j{settings.make_jobs}, image {settings.image}",
+            flush=True,
+        )
         raw = raw_build(settings, args.rev, settings.make_jobs, client)
         print(f"raw   {raw:7.1f} s", flush=True)
         cold = invoke(env, "build", "--rev", args.rev)
@@ -114,7 +133,7 @@ def main() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
         try:
             client.volumes.get(volume).remove(force=True)
-        except Exception:  # noqa: BLE001
+        except Exception:
             pass
 
 

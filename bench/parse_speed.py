@@ -76,8 +76,13 @@ ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}  # no PYTHONSTATS: 3.13+ st
 
 
 def version_of(python: str) -> str:
-    out = subprocess.run([python, "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
-                         capture_output=True, text=True, check=True, env=ENV)
+    out = subprocess.run(
+        [python, "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=ENV,
+    )
     return out.stdout.split()[0]
 
 
@@ -132,8 +137,14 @@ def bench(label: str, dumps: Path, args: argparse.Namespace, names: Path, versio
     script = (args.source / "Tools" / "scripts" / "summarize_stats.py").resolve()
     up_json = work / f"upstream-{label}.json"
     ours_json = work / f"ours-{label}.json"
-    upstream = [args.upstream_python or args.python, "-c", WRAPPER, str(script),
-                str(dumps) + "/" if is_311 else "", *([] if is_311 else [str(dumps), "--json-output", str(up_json)])]
+    upstream = [
+        args.upstream_python or args.python,
+        "-c",
+        WRAPPER,
+        str(script),
+        str(dumps) + "/" if is_311 else "",
+        *([] if is_311 else [str(dumps), "--json-output", str(up_json)]),
+    ]
     ours = [sys.executable, "-I", "-S", "-c", OURS, str(ROOT), str(names), str(dumps), str(ours_json)]
     runs: dict[str, list[tuple[float, float]]] = {"ours": [], "upstream": []}
     stdout = ""
@@ -148,10 +159,11 @@ def bench(label: str, dumps: Path, args: argparse.Namespace, names: Path, versio
     print(f"\n{label}: {nfiles} files")
     print(f"  {'':<32} {'wall s':>8} {'CPU s':>8}   runs (wall)")
     for name, title in (("ours", "pystats_harness collect+save"), ("upstream", "summarize_stats.py")):
-        print(f"  {title:<32} {med[name][0]:8.3f} {med[name][1]:8.3f}   "
-              + " ".join(f"{w:.3f}" for w, _ in runs[name]))
-    print(f"  speed-up: {med['upstream'][0] / med['ours'][0]:.2f}x wall, "
-          f"{med['upstream'][1] / med['ours'][1]:.2f}x CPU; crosscheck mismatches: {len(check)}")
+        print(f"  {title:<32} {med[name][0]:8.3f} {med[name][1]:8.3f}   " + " ".join(f"{w:.3f}" for w, _ in runs[name]))
+    print(
+        f"  speed-up: {med['upstream'][0] / med['ours'][0]:.2f}x wall, "
+        f"{med['upstream'][1] / med['ours'][1]:.2f}x CPU; crosscheck mismatches: {len(check)}"
+    )
 
 
 def main() -> None:
@@ -167,9 +179,11 @@ def main() -> None:
     args = ap.parse_args()
     args.source = args.source.resolve()
     version = version_of(args.python)
-    print(f"CPython {version}: upstream = {args.source}/Tools/scripts/summarize_stats.py run by "
-          f"{args.upstream_python or args.python}"
-          + (" (3.11: in-memory copy with DEFAULT_DIR replaced)" if version.startswith("3.11") else ""))
+    print(
+        f"CPython {version}: upstream = {args.source}/Tools/scripts/summarize_stats.py run by "
+        f"{args.upstream_python or args.python}"
+        + (" (3.11: in-memory copy with DEFAULT_DIR replaced)" if version.startswith("3.11") else "")
+    )
     print(f"ours = {sys.executable} -I -S ({sys.version.split()[0]}); load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory(prefix="parse-speed-") as tmp:
         work = Path(tmp)
@@ -178,8 +192,9 @@ def main() -> None:
             bench("given dumps", args.dumps.resolve(), args, names, version, work)
             return
         golden = ROOT / "tests" / "data" / "dumps" / version
-        sample = args.sample or max((p for p in golden.glob("**/*.txt*") if "stderr" not in p.name),
-                                    key=lambda p: len(read_sample(p)))
+        sample = args.sample or max(
+            (p for p in golden.glob("**/*.txt*") if "stderr" not in p.name), key=lambda p: len(read_sample(p))
+        )
         text = read_sample(sample)
         for label, drop in (("same keys", 0.0), ("varied keys", 0.03)):
             target = work / label.replace(" ", "-")

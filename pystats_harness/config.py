@@ -12,7 +12,6 @@ from typing import Any
 from pystats_harness.errors import ConfigError
 from pystats_harness.resources import PROJECT_ROOT
 
-
 #: Every setting with its default. tasks.py hands this to ``ns.configure({"pystats": DEFAULTS})``
 #: so that invoke.yaml and INVOKE_PYSTATS_<KEY> environment variables can override each key.
 #: Values are strings on purpose: invoke casts an environment value to the default's type and

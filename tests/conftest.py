@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,7 +22,9 @@ def git_repo(tmp_path: Path):
     def make(commits: list[dict[str, str]]) -> tuple[Path, list[str]]:
         work = tmp_path / "work"
         work.mkdir()
-        env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+        env = dict(
+            os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t"
+        )
         subprocess.run(["git", "init", "-q", "-b", "main", str(work)], check=True, env=env)
         shas = []
         for i, files in enumerate(commits):
@@ -33,7 +34,11 @@ def git_repo(tmp_path: Path):
                 p.write_text(text)
             subprocess.run(["git", "add", "-A"], cwd=work, check=True, env=env)
             subprocess.run(["git", "commit", "-q", "-m", f"commit {i}"], cwd=work, check=True, env=env)
-            shas.append(subprocess.run(["git", "rev-parse", "HEAD"], cwd=work, check=True, env=env, capture_output=True, text=True).stdout.strip())
+            shas.append(
+                subprocess.run(
+                    ["git", "rev-parse", "HEAD"], cwd=work, check=True, env=env, capture_output=True, text=True
+                ).stdout.strip()
+            )
         bare = tmp_path / "bare.git"
         subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
         return bare, shas

@@ -23,21 +23,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.build import execute as _build
-from pystats_harness.infra import engine
-from pystats_harness.validate import runs as _measure
+from pystats_harness.bisect.exitcodes import outcome_for_error
+from pystats_harness.bisect.metric import Metric, parse_metric
 from pystats_harness.bisect.report import BisectReport
 from pystats_harness.bisect.report import CommitInfo as ReportCommit
-from pystats_harness.bisect.exitcodes import outcome_for_error
+from pystats_harness.bisect.resultcache import ResultCache
+from pystats_harness.bisect.search import (
+    CHECKOUT_FAILED,
+    METRIC_UNDEFINED,
+    EndpointsDoNotDiffer,
+    Judge,
+    Outcome,
+    estimate_remaining_steps,
+    validate_endpoints,
+)
+from pystats_harness.bisect.search import (
+    bisect as _search,
+)
+from pystats_harness.build import execute as _build
 from pystats_harness.build.cache import lookup
 from pystats_harness.config import Settings
 from pystats_harness.console import Reporter
 from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, MirrorError
-from pystats_harness.bisect.metric import Metric, parse_metric
-from pystats_harness.bisect.resultcache import ResultCache
-from pystats_harness.bisect.search import CHECKOUT_FAILED, METRIC_UNDEFINED, EndpointsDoNotDiffer, Judge, Outcome, bisect as _search
-from pystats_harness.bisect.search import estimate_remaining_steps, validate_endpoints
+from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.validate import runs as _measure
 
 SCRIPT_LOOPS = 10  # default --loops for a workload script (suite workloads: configs/suite.toml)
 
@@ -90,10 +100,18 @@ class Measured:
     error: BaseException | None = field(default=None, repr=False)
 
     def to_json(self, index: int, label: str) -> dict[str, Any]:
-        return {"index": index, "label": label, "sha": self.commit.sha, "source": self.source,
-                "built": self.built, "build_key": self.build_key, "value": self.outcome.value,
-                "failure": self.outcome.failure, "detail": self.outcome.detail,
-                "seconds": {k: round(v, 2) for k, v in self.seconds.items()}}
+        return {
+            "index": index,
+            "label": label,
+            "sha": self.commit.sha,
+            "source": self.source,
+            "built": self.built,
+            "build_key": self.build_key,
+            "value": self.outcome.value,
+            "failure": self.outcome.failure,
+            "detail": self.outcome.detail,
+            "seconds": {k: round(v, 2) for k, v in self.seconds.items()},
+        }
 
 
 _COMPILE_ERROR = re.compile(r"(error:|Error \d+|\*\*\*)")
@@ -122,8 +140,9 @@ def _outcome_for_error(exc: BaseException) -> Outcome | None:
 class Measurer:
     """Measures commits: plan → result cache → build (through the build cache) → run → evaluate."""
 
-    def __init__(self, settings: Settings, metric: Metric, workload: Workload, reporter: Reporter,
-                 client: Any = None) -> None:
+    def __init__(
+        self, settings: Settings, metric: Metric, workload: Workload, reporter: Reporter, client: Any = None
+    ) -> None:
         self.settings, self.metric, self.workload, self.reporter = settings, metric, workload, reporter
         self.client = client or engine.connect()
         self.cache = ResultCache(settings.cache_dir / "bisect" / "results")
@@ -149,18 +168,28 @@ class Measurer:
             seconds["build"] = time.perf_counter() - build_start
             t = time.perf_counter()
             self.reporter.phase(f"running {self.workload.label} × {self.workload.loops}")
-            run = _measure.run_manual(self.settings, entry, self.workload.target, _measure.Shape(self.workload.loops),
-                                      client=self.client)
+            run = _measure.run_manual(
+                self.settings, entry, self.workload.target, _measure.Shape(self.workload.loops), client=self.client
+            )
             seconds["run"] = time.perf_counter() - t
             counters = run.per_loop
             if not any(name in counters for name in self.metric.inputs):
                 self.metric.explain(counters)  # raises MissingCounters with "did you mean" hints; not cached
-            stored = self.cache.put(commit.sha, plan.key, self.workload.ident, self.metric.inputs, counters=counters,
-                                    extra={"run_dir": str(run.runs[0].run_dir), "build": entry.key,
-                                           "seconds": {k: round(v, 2) for k, v in seconds.items()}})
+            stored = self.cache.put(
+                commit.sha,
+                plan.key,
+                self.workload.ident,
+                self.metric.inputs,
+                counters=counters,
+                extra={
+                    "run_dir": str(run.runs[0].run_dir),
+                    "build": entry.key,
+                    "seconds": {k: round(v, 2) for k, v in seconds.items()},
+                },
+            )
             rec.outcome, rec.source = stored.outcome(self.metric), "measured"
             return rec
-        except BaseException as exc:  # noqa: BLE001 - per-commit errors become outcomes, the rest re-raised
+        except BaseException as exc:
             outcome = _outcome_for_error(exc)
             if outcome is None:
                 raise
@@ -168,8 +197,7 @@ class Measurer:
                 seconds["build"] = time.perf_counter() - build_start
             rec.outcome, rec.error = _failure_detail(exc, outcome, getattr(self.reporter, "last_info", "")), exc
             if rec.build_key and outcome.failure not in (METRIC_UNDEFINED, CHECKOUT_FAILED):  # cheap to retry
-                self.cache.put_failure(commit.sha, rec.build_key, self.workload.ident, self.metric.inputs,
-                                       rec.outcome)
+                self.cache.put_failure(commit.sha, rec.build_key, self.workload.ident, self.metric.inputs, rec.outcome)
             return rec
         finally:
             seconds["total"] = time.perf_counter() - start
@@ -201,9 +229,18 @@ class BisectRun:
         from pystats_harness.bisect.report import to_dict
 
         steps = [self.records[i].to_json(i, self.labels[i]) for i in self.records]
-        return {**to_dict(self.report), "run": {
-            "workload": self.workload.name, "workload_id": self.workload.ident, "loops": self.workload.loops,
-            "path": "manual", "builds": self.builds, "wall_seconds": round(self.wall_seconds, 2), "steps": steps}}
+        return {
+            **to_dict(self.report),
+            "run": {
+                "workload": self.workload.name,
+                "workload_id": self.workload.ident,
+                "loops": self.workload.loops,
+                "path": "manual",
+                "builds": self.builds,
+                "wall_seconds": round(self.wall_seconds, 2),
+                "steps": steps,
+            },
+        }
 
 
 def _endpoint_error(which: str, rev: str, rec: Measured) -> HarnessError:
@@ -213,9 +250,18 @@ def _endpoint_error(which: str, rev: str, rec: Measured) -> HarnessError:
     return EndpointsDoNotDiffer(what + "; a bisect needs a value at both ends")
 
 
-def run_bisect(settings: Settings, *, good: str, bad: str, workload: str, metric: str,
-               threshold: float | None = None, direction: str | None = None, loops: int | None = None,
-               progress: Progress | None = None) -> BisectRun:
+def run_bisect(
+    settings: Settings,
+    *,
+    good: str,
+    bad: str,
+    workload: str,
+    metric: str,
+    threshold: float | None = None,
+    direction: str | None = None,
+    loops: int | None = None,
+    progress: Progress | None = None,
+) -> BisectRun:
     """Measure good and bad, check they differ as claimed, then bisect the ancestry path between them."""
     started = time.perf_counter()
     parsed, work = parse_metric(metric), resolve_workload(workload, loops)
@@ -229,12 +275,16 @@ def run_bisect(settings: Settings, *, good: str, bad: str, workload: str, metric
     if not mirror.is_ancestor(g.sha, b.sha):
         base = mirror.merge_base(g.sha, b.sha)
         if mirror.is_ancestor(b.sha, g.sha) or base is None or base.sha == b.sha:
-            raise ConfigError(f"--good {good} ({g.short}) is not an ancestor of --bad {bad} ({b.short}) and they share "
-                              "no earlier commit; swap them if bad is the older one")
+            raise ConfigError(
+                f"--good {good} ({g.short}) is not an ancestor of --bad {bad} ({b.short}) and they share "
+                "no earlier commit; swap them if bad is the older one"
+            )
         # As git bisect does for a good commit on another branch: bisect from the merge base,
         # which is measured as the good end (and must be good).
-        Reporter().warn(f"--good {good} ({g.short}) is on another branch than --bad {bad}; bisecting from "
-                        f"their merge base {base.short} ({base.subject[:60]}), measured as the good end")
+        Reporter().warn(
+            f"--good {good} ({g.short}) is on another branch than --bad {bad}; bisecting from "
+            f"their merge base {base.short} ({base.subject[:60]}), measured as the good end"
+        )
         g, good = base, f"merge-base({good}, {bad})"
     path = [g, *mirror.ancestry_path(g.sha, b.sha)]
     measurer = Measurer(settings, parsed, work, progress.reporter)
@@ -250,8 +300,14 @@ def run_bisect(settings: Settings, *, good: str, bad: str, workload: str, metric
             raise _endpoint_error(which, rev, rec)
     good_value, bad_value = records[0].outcome.value, records[len(path) - 1].outcome.value
     judge = Judge.from_endpoints(good_value, bad_value, threshold=threshold, direction=direction)  # type: ignore[arg-type]
-    validate_endpoints(good_value, bad_value, judge, metric=parsed.expression,  # type: ignore[arg-type]
-                       good_label=f"good {good}", bad_label=f"bad {bad}")
+    validate_endpoints(
+        good_value,
+        bad_value,
+        judge,
+        metric=parsed.expression,  # type: ignore[arg-type]
+        good_label=f"good {good}",
+        bad_label=f"bad {bad}",
+    )
 
     def measure_at(index: int) -> Outcome:
         records[index] = measurer.measure(path[index])
@@ -270,8 +326,15 @@ def run_bisect(settings: Settings, *, good: str, bad: str, workload: str, metric
     return BisectRun(report, work, records, labels, measurer.builds, time.perf_counter() - started)
 
 
-def measure_rev(settings: Settings, rev: str, *, workload: str, metric: str, loops: int | None = None,
-                progress: Progress | None = None) -> Measured:
+def measure_rev(
+    settings: Settings,
+    rev: str,
+    *,
+    workload: str,
+    metric: str,
+    loops: int | None = None,
+    progress: Progress | None = None,
+) -> Measured:
     """One commit, as ``bisect-run`` needs it (the same caches as ``bisect``); progress index is -1."""
     parsed, work = parse_metric(metric), resolve_workload(workload, loops)
     commit = Mirror(settings.mirror_dir).resolve(rev)

@@ -20,7 +20,13 @@ from __future__ import annotations
 from pystats_harness import errors
 from pystats_harness.bisect.metric import MissingCounters
 from pystats_harness.bisect.search import (
-    BUILD_FAILED, CHECKOUT_FAILED, METRIC_UNDEFINED, PATCH_FAILED, RUN_FAILED, Judge, Outcome,
+    BUILD_FAILED,
+    CHECKOUT_FAILED,
+    METRIC_UNDEFINED,
+    PATCH_FAILED,
+    RUN_FAILED,
+    Judge,
+    Outcome,
 )
 
 EXIT_GOOD = 0
@@ -41,8 +47,13 @@ _PER_COMMIT: tuple[tuple[type[BaseException], str], ...] = (
     (errors.StatsParseError, RUN_FAILED),
 )
 # Errors that would repeat at every commit: the bisect is aborted.
-_SETUP = (errors.ConfigError, errors.EngineUnavailable, errors.ImageError, errors.MirrorError,
-          errors.ReleaseImportError)
+_SETUP = (
+    errors.ConfigError,
+    errors.EngineUnavailable,
+    errors.ImageError,
+    errors.MirrorError,
+    errors.ReleaseImportError,
+)
 
 
 def exit_code(outcome: Outcome, judge: Judge) -> int:

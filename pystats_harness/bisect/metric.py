@@ -50,6 +50,7 @@ class MissingCounters(ConfigError):
 
 # --- the evaluation tree ----------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class _Num:
     value: float
@@ -76,8 +77,17 @@ _Node = _Num | _Counter | _Neg | _BinOp
 
 _OPS: dict[type[ast.operator], str] = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 _OP_SPELLING: dict[type[ast.AST], str] = {
-    ast.Pow: "**", ast.FloorDiv: "//", ast.Mod: "%", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
-    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.Not: "not", ast.Invert: "~",
+    ast.Pow: "**",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.MatMult: "@",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.Not: "not",
+    ast.Invert: "~",
 }
 _REFUSED: dict[type[ast.AST], str] = {
     ast.Call: "function calls are not allowed",
@@ -204,8 +214,7 @@ def _convert(node: ast.AST, text: str, names: list[str]) -> _Node:
     if isinstance(node, ast.BinOp):
         op = _OPS.get(type(node.op))
         if op is None:
-            raise _refuse(text, f"operator {_OP_SPELLING.get(type(node.op), type(node.op).__name__)!r} "
-                                "is not allowed")
+            raise _refuse(text, f"operator {_OP_SPELLING.get(type(node.op), type(node.op).__name__)!r} is not allowed")
         return _BinOp(op, _convert(node.left, text, names), _convert(node.right, text, names))
     for kind, message in _REFUSED.items():
         if isinstance(node, kind):
@@ -250,5 +259,4 @@ def _missing_message(metric: Metric, counters: Mapping[str, float]) -> str:
         if close:
             hints.append(f"{name} -> {close[0]}?")
     hint = f" (did you mean: {'; '.join(hints)})" if hints else " (check the names; a dump leaves out zero counters)"
-    return (f"--metric {metric.expression!r}: none of its counters is in the stats: "
-            f"{', '.join(metric.inputs)}{hint}")
+    return f"--metric {metric.expression!r}: none of its counters is in the stats: {', '.join(metric.inputs)}{hint}"

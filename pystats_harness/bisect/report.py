@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pystats_harness.errors import ConfigError
 from pystats_harness.bisect.search import BisectResult, Judge, Outcome, Tested
+from pystats_harness.errors import ConfigError
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -67,22 +67,27 @@ def summary(report: BisectReport) -> str:
     """One line (two when ambiguous): where the metric changed."""
     r = report.result
     before, after = r.at(r.last_good), r.at(r.earliest_bad)
-    change = (f"{report.metric}: {_fmt(before.value if before else None)} → {_fmt(after.value if after else None)}"
-              f" ({r.judge.describe()})")
+    change = (
+        f"{report.metric}: {_fmt(before.value if before else None)} → {_fmt(after.value if after else None)}"
+        f" ({r.judge.describe()})"
+    )
     if r.exact:
         return f"first bad commit: {_commit_line(report.info(r.earliest_bad))}; {change}"
     skipped = len(r.candidates) - 1
-    return (f"first bad commit is one of {len(r.candidates)} (after {report.info(r.last_good).sha[:12]}, "
-            f"up to and including {report.info(r.earliest_bad).sha[:12]}); {skipped} commit"
-            f"{'s' if skipped != 1 else ''} in between could not be measured; {change}")
+    return (
+        f"first bad commit is one of {len(r.candidates)} (after {report.info(r.last_good).sha[:12]}, "
+        f"up to and including {report.info(r.earliest_bad).sha[:12]}); {skipped} commit"
+        f"{'s' if skipped != 1 else ''} in between could not be measured; {change}"
+    )
 
 
-def format_step(commits: Sequence[str], step: int, remaining: int, index: int, outcome: Outcome,
-                judge: Judge) -> str:
+def format_step(commits: Sequence[str], step: int, remaining: int, index: int, outcome: Outcome, judge: Judge) -> str:
     """A progress line for ``on_step``: ``step 3 (~2 left) #17 abc123def456: 0.4012 bad``."""
     state = judge.verdict(outcome.value) if outcome.usable else f"skipped ({outcome.reason})"  # type: ignore[arg-type]
-    return (f"step {step} (~{remaining} left) #{index} {commits[index][:12]}: "
-            f"{_fmt(outcome.value) if outcome.usable else '–'} {state}")
+    return (
+        f"step {step} (~{remaining} left) #{index} {commits[index][:12]}: "
+        f"{_fmt(outcome.value) if outcome.usable else '–'} {state}"
+    )
 
 
 def _rows(report: BisectReport) -> list[tuple[Tested, CommitInfo]]:
@@ -98,31 +103,53 @@ def to_rich_table(report: BisectReport) -> Table:
     from rich.table import Table
 
     r = report.result
-    table = Table(title=f"bisect {escape(report.metric)}" + (f" on {escape(report.workload)}" if report.workload else ""),
-                  caption=escape(summary(report)))
-    for title, justify in (("#", "right"), ("step", "right"), ("commit", "left"), ("date", "left"),
-                           ("subject", "left"), ("value", "right"), ("status", "left")):
+    table = Table(
+        title=f"bisect {escape(report.metric)}" + (f" on {escape(report.workload)}" if report.workload else ""),
+        caption=escape(summary(report)),
+    )
+    for title, justify in (
+        ("#", "right"),
+        ("step", "right"),
+        ("commit", "left"),
+        ("date", "left"),
+        ("subject", "left"),
+        ("value", "right"),
+        ("status", "left"),
+    ):
         table.add_column(title, justify=justify, overflow="fold")  # type: ignore[arg-type]
     styles = {"good": "green", "bad": "red", "skipped": "yellow"}
     for t, info in _rows(report):
         marker = " ◀ first bad" if r.exact and t.index == r.earliest_bad else ""
         style = styles[t.status]
-        table.add_row(str(t.index), str(t.step) if t.step else "–", t.sha[:12], info.date[:10],
-                      escape(info.subject[:60]), _fmt(t.value),
-                      f"[{style}]{escape(_status(t))}[/{style}]{marker}",
-                      style="bold" if marker else None)
+        table.add_row(
+            str(t.index),
+            str(t.step) if t.step else "–",
+            t.sha[:12],
+            info.date[:10],
+            escape(info.subject[:60]),
+            _fmt(t.value),
+            f"[{style}]{escape(_status(t))}[/{style}]{marker}",
+            style="bold" if marker else None,
+        )
     return table
 
 
 def to_markdown(report: BisectReport) -> str:
     r = report.result
-    lines = [f"**bisect** `{report.metric}`" + (f" on `{report.workload}`" if report.workload else "")
-             + (f": good {report.good_rev} → bad {report.bad_rev}" if report.good_rev or report.bad_rev else ""),
-             "", summary(report), "",
-             f"{len(r.commits)} commits on the path, {r.measurements} measured by the search "
-             f"(+2 endpoints), {len(r.skipped)} skipped; threshold {r.judge.threshold:.6g}, "
-             f"direction {r.judge.direction}.", "",
-             "| # | Commit | Date | Subject | Value | Status |", "|---:|:---|:---|:---|---:|:---|"]
+    lines = [
+        f"**bisect** `{report.metric}`"
+        + (f" on `{report.workload}`" if report.workload else "")
+        + (f": good {report.good_rev} → bad {report.bad_rev}" if report.good_rev or report.bad_rev else ""),
+        "",
+        summary(report),
+        "",
+        f"{len(r.commits)} commits on the path, {r.measurements} measured by the search "
+        f"(+2 endpoints), {len(r.skipped)} skipped; threshold {r.judge.threshold:.6g}, "
+        f"direction {r.judge.direction}.",
+        "",
+        "| # | Commit | Date | Subject | Value | Status |",
+        "|---:|:---|:---|:---|---:|:---|",
+    ]
     for t, info in _rows(report):
         subject = info.subject.replace("|", "\\|")
         status = _status(t).replace("|", "\\|")
@@ -134,6 +161,7 @@ def to_markdown(report: BisectReport) -> str:
 
 # --- JSON ---------------------------------------------------------------------------------------------
 
+
 def _info_json(report: BisectReport, index: int) -> dict[str, Any]:
     info = report.info(index)
     return {"index": index, "sha": info.sha, "subject": info.subject, "date": info.date}
@@ -144,16 +172,35 @@ def to_dict(report: BisectReport) -> dict[str, Any]:
     j = r.judge
     return {
         "schema": BISECT_SCHEMA,
-        "metric": report.metric, "workload": report.workload,
-        "good_rev": report.good_rev, "bad_rev": report.bad_rev,
-        "judge": {"good_value": j.good_value, "bad_value": j.bad_value, "threshold": j.threshold,
-                  "direction": j.direction, "threshold_explicit": j.threshold_explicit},
+        "metric": report.metric,
+        "workload": report.workload,
+        "good_rev": report.good_rev,
+        "bad_rev": report.bad_rev,
+        "judge": {
+            "good_value": j.good_value,
+            "bad_value": j.bad_value,
+            "threshold": j.threshold,
+            "direction": j.direction,
+            "threshold_explicit": j.threshold_explicit,
+        },
         "first_bad": _info_json(report, r.earliest_bad) if r.exact else None,
         "candidates": [_info_json(report, i) for i in r.candidates],
-        "last_good": r.last_good, "earliest_bad": r.earliest_bad, "exact": r.exact,
-        "measurements": r.measurements, "n_commits": len(r.commits),
-        "tested": [{**_info_json(report, t.index), "step": t.step, "status": t.status, "value": t.value,
-                    "failure": t.outcome.failure, "detail": t.outcome.detail} for t in r.tested],
+        "last_good": r.last_good,
+        "earliest_bad": r.earliest_bad,
+        "exact": r.exact,
+        "measurements": r.measurements,
+        "n_commits": len(r.commits),
+        "tested": [
+            {
+                **_info_json(report, t.index),
+                "step": t.step,
+                "status": t.status,
+                "value": t.value,
+                "failure": t.outcome.failure,
+                "detail": t.outcome.detail,
+            }
+            for t in r.tested
+        ],
         "skipped": [{"index": t.index, "sha": t.sha, "reason": t.reason} for t in r.skipped],
         "commits": list(r.commits),
         "summary": summary(report),
@@ -170,24 +217,39 @@ def from_json(text: str | Mapping[str, Any]) -> BisectReport:
     if not isinstance(doc, Mapping) or doc.get("schema") != BISECT_SCHEMA:
         raise ConfigError(f"not a bisect result of schema {BISECT_SCHEMA!r}")
     j = doc["judge"]
-    judge = Judge(float(j["good_value"]), float(j["bad_value"]), float(j["threshold"]), j["direction"],
-                  bool(j.get("threshold_explicit")))
+    judge = Judge(
+        float(j["good_value"]),
+        float(j["bad_value"]),
+        float(j["threshold"]),
+        j["direction"],
+        bool(j.get("threshold_explicit")),
+    )
     tested = tuple(
-        Tested(int(t["index"]), t["sha"],
-               Outcome.failed(t["failure"] or "unknown", t.get("detail") or "") if t["status"] == "skipped"
-               else Outcome.ok(t["value"], t.get("detail") or ""),
-               t["status"], int(t["step"]))
+        Tested(
+            int(t["index"]),
+            t["sha"],
+            Outcome.failed(t["failure"] or "unknown", t.get("detail") or "")
+            if t["status"] == "skipped"
+            else Outcome.ok(t["value"], t.get("detail") or ""),
+            t["status"],
+            int(t["step"]),
+        )
         for t in doc["tested"]
     )
-    result = BisectResult(tuple(doc["commits"]), judge, tested, int(doc["last_good"]), int(doc["earliest_bad"]),
-                          int(doc["measurements"]))
-    infos = {t["sha"]: CommitInfo(t["sha"], t.get("subject") or "", t.get("date") or "")
-             for t in [*doc["tested"], *doc["candidates"]]}
-    return BisectReport(result, doc["metric"], doc.get("workload") or "", doc.get("good_rev") or "",
-                        doc.get("bad_rev") or "", infos)
+    result = BisectResult(
+        tuple(doc["commits"]), judge, tested, int(doc["last_good"]), int(doc["earliest_bad"]), int(doc["measurements"])
+    )
+    infos = {
+        t["sha"]: CommitInfo(t["sha"], t.get("subject") or "", t.get("date") or "")
+        for t in [*doc["tested"], *doc["candidates"]]
+    }
+    return BisectReport(
+        result, doc["metric"], doc.get("workload") or "", doc.get("good_rev") or "", doc.get("bad_rev") or "", infos
+    )
 
 
 # --- plot ---------------------------------------------------------------------------------------------
+
 
 def write_plot(report: BisectReport, path: Path) -> Path:
     """A PNG of the metric over the tested commits: good/bad/skipped marked, threshold, first bad."""
@@ -203,13 +265,31 @@ def write_plot(report: BisectReport, path: Path) -> Path:
     for status, color in (("good", "tab:green"), ("bad", "tab:red")):
         pts = [u for u in usable if u[2] == status]
         if pts:
-            ax.scatter([u[0] for u in pts], [u[1] for u in pts], color=color, marker="o",
-                       zorder=3, label=f"{status} ({len(pts)})")
+            ax.scatter(
+                [u[0] for u in pts],
+                [u[1] for u in pts],
+                color=color,
+                marker="o",
+                zorder=3,
+                label=f"{status} ({len(pts)})",
+            )
     if r.skipped:
-        ax.scatter([t.index for t in r.skipped], [0.03] * len(r.skipped), transform=ax.get_xaxis_transform(),
-                   color="tab:orange", marker="x", zorder=3, label=f"skipped ({len(r.skipped)})")
-    ax.axhline(r.judge.threshold, color="0.4", linestyle="--", linewidth=1,
-               label=f"threshold {_fmt(r.judge.threshold)} (bad {'above' if r.judge.direction == 'up' else 'below'})")
+        ax.scatter(
+            [t.index for t in r.skipped],
+            [0.03] * len(r.skipped),
+            transform=ax.get_xaxis_transform(),
+            color="tab:orange",
+            marker="x",
+            zorder=3,
+            label=f"skipped ({len(r.skipped)})",
+        )
+    ax.axhline(
+        r.judge.threshold,
+        color="0.4",
+        linestyle="--",
+        linewidth=1,
+        label=f"threshold {_fmt(r.judge.threshold)} (bad {'above' if r.judge.direction == 'up' else 'below'})",
+    )
     info = report.info(r.earliest_bad)
     if r.exact:
         ax.axvline(r.earliest_bad, color="tab:red", alpha=0.4, linewidth=1)
@@ -217,20 +297,33 @@ def write_plot(report: BisectReport, path: Path) -> Path:
     else:
         ax.axvspan(r.last_good + 0.5, r.earliest_bad + 0.5, color="tab:orange", alpha=0.15)
         text = f"first bad is one of {len(r.candidates)}\n#{r.last_good + 1}..#{r.earliest_bad}"
-    ax.annotate(text, xy=(r.earliest_bad, 0.62), xycoords=ax.get_xaxis_transform(), xytext=(8, 0),
-                textcoords="offset points", fontsize=8, va="center",
-                bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "0.8", "alpha": 0.9})
+    ax.annotate(
+        text,
+        xy=(r.earliest_bad, 0.62),
+        xycoords=ax.get_xaxis_transform(),
+        xytext=(8, 0),
+        textcoords="offset points",
+        fontsize=8,
+        va="center",
+        bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "0.8", "alpha": 0.9},
+    )
     if len(r.commits) <= 32:
         ax.set_xticks([t.index for t in r.tested])
         ax.set_xticklabels([f"{t.index}\n{t.sha[:7]}" for t in r.tested], fontsize=7)
     ax.set_xlim(-0.5, len(r.commits) - 0.5)
-    ax.set_xlabel(f"commit index on the path ({len(r.commits)} commits; 0 = good"
-                  + (f" {report.good_rev}" if report.good_rev else "") + f", {len(r.commits) - 1} = bad"
-                  + (f" {report.bad_rev}" if report.bad_rev else "") + ")")
+    ax.set_xlabel(
+        f"commit index on the path ({len(r.commits)} commits; 0 = good"
+        + (f" {report.good_rev}" if report.good_rev else "")
+        + f", {len(r.commits) - 1} = bad"
+        + (f" {report.bad_rev}" if report.bad_rev else "")
+        + ")"
+    )
     ylabel = report.metric if len(report.metric) <= 60 else report.metric[:57] + "..."
     ax.set_ylabel(ylabel, fontsize=8)
-    ax.set_title(f"bisect{' on ' + report.workload if report.workload else ''}: {r.measurements} measured "
-                 f"+ 2 endpoints", fontsize=10)
+    ax.set_title(
+        f"bisect{' on ' + report.workload if report.workload else ''}: {r.measurements} measured + 2 endpoints",
+        fontsize=10,
+    )
     ax.legend(fontsize=8, loc="best")
     ax.grid(True, alpha=0.3)
     fig.tight_layout()

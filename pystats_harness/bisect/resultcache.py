@@ -28,21 +28,22 @@ import os
 import uuid
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.errors import HarnessError
 from pystats_harness.bisect.metric import Metric, MissingCounters
 from pystats_harness.bisect.search import METRIC_UNDEFINED, RUN_FAILED, Outcome
+from pystats_harness.errors import HarnessError
 
 RESULT_SCHEMA = "pystats-harness/bisect-result/1"
 RETRIED_BY_DEFAULT: frozenset[str] = frozenset({RUN_FAILED})
 
 
 def result_key(sha: str, build_key: str, workload: str, inputs: Sequence[str]) -> str:
-    payload = json.dumps({"sha": sha, "build": build_key, "workload": workload, "inputs": sorted(set(inputs))},
-                         sort_keys=True)
+    payload = json.dumps(
+        {"sha": sha, "build": build_key, "workload": workload, "inputs": sorted(set(inputs))}, sort_keys=True
+    )
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
@@ -77,21 +78,37 @@ class CachedResult:
         return Outcome.ok(evaluation.value, "; ".join(evaluation.notes))
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": RESULT_SCHEMA, "key": self.key, "sha": self.sha, "build_key": self.build_key,
-                "workload": self.workload, "inputs": list(self.inputs),
-                "counters": None if self.counters is None else dict(sorted(self.counters.items())),
-                "status": "failed" if self.failure else "ok", "failure": self.failure, "detail": self.detail,
-                "measured_at": self.measured_at, "extra": dict(self.extra)}
+        return {
+            "schema": RESULT_SCHEMA,
+            "key": self.key,
+            "sha": self.sha,
+            "build_key": self.build_key,
+            "workload": self.workload,
+            "inputs": list(self.inputs),
+            "counters": None if self.counters is None else dict(sorted(self.counters.items())),
+            "status": "failed" if self.failure else "ok",
+            "failure": self.failure,
+            "detail": self.detail,
+            "measured_at": self.measured_at,
+            "extra": dict(self.extra),
+        }
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> CachedResult:
         if doc.get("schema") != RESULT_SCHEMA:
             raise ValueError(f"not a cached bisect result (schema {doc.get('schema')!r})")
         counters = doc.get("counters")
-        return cls(str(doc["sha"]), str(doc["build_key"]), str(doc["workload"]), tuple(doc["inputs"]),
-                   None if counters is None else {str(k): v for k, v in counters.items()},
-                   doc.get("failure"), str(doc.get("detail") or ""), str(doc.get("measured_at") or ""),
-                   dict(doc.get("extra") or {}))
+        return cls(
+            str(doc["sha"]),
+            str(doc["build_key"]),
+            str(doc["workload"]),
+            tuple(doc["inputs"]),
+            None if counters is None else {str(k): v for k, v in counters.items()},
+            doc.get("failure"),
+            str(doc.get("detail") or ""),
+            str(doc.get("measured_at") or ""),
+            dict(doc.get("extra") or {}),
+        )
 
 
 class ResultCache:
@@ -103,38 +120,70 @@ class ResultCache:
     def path(self, key: str) -> Path:
         return self.directory / f"{key}.json"
 
-    def get(self, sha: str, build_key: str, workload: str, inputs: Sequence[str], *,
-            retry: Collection[str] = RETRIED_BY_DEFAULT) -> CachedResult | None:
+    def get(
+        self,
+        sha: str,
+        build_key: str,
+        workload: str,
+        inputs: Sequence[str],
+        *,
+        retry: Collection[str] = RETRIED_BY_DEFAULT,
+    ) -> CachedResult | None:
         """The cached entry, or None if there is none, it is unreadable, or its failure is in ``retry``."""
         try:
-            entry = CachedResult.from_json(json.loads(self.path(result_key(sha, build_key, workload, inputs))
-                                                      .read_text()))
+            entry = CachedResult.from_json(
+                json.loads(self.path(result_key(sha, build_key, workload, inputs)).read_text())
+            )
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None  # absent, or damaged (treated as absent and overwritten by the next put)
         if entry.failure is not None and entry.failure in retry:
             return None
         return entry
 
-    def put(self, sha: str, build_key: str, workload: str, inputs: Sequence[str], *,
-            counters: Mapping[str, float] | None = None, failure: str | None = None, detail: str = "",
-            extra: Mapping[str, Any] | None = None) -> CachedResult:
+    def put(
+        self,
+        sha: str,
+        build_key: str,
+        workload: str,
+        inputs: Sequence[str],
+        *,
+        counters: Mapping[str, float] | None = None,
+        failure: str | None = None,
+        detail: str = "",
+        extra: Mapping[str, Any] | None = None,
+    ) -> CachedResult:
         """Store either the counters (only those in ``inputs`` are kept) or a failure with its reason."""
         if (counters is None) == (failure is None):
             raise ValueError("store either counters or a failure")
         names = tuple(sorted(set(inputs)))
         kept = None if counters is None else {n: counters[n] for n in names if n in counters}
-        entry = CachedResult(sha, build_key, workload, names, kept, failure, detail,
-                             datetime.now(timezone.utc).isoformat(timespec="seconds"), dict(extra or {}))
+        entry = CachedResult(
+            sha,
+            build_key,
+            workload,
+            names,
+            kept,
+            failure,
+            detail,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+            dict(extra or {}),
+        )
         self._write(entry)
         return entry
 
-    def put_failure(self, sha: str, build_key: str, workload: str, inputs: Sequence[str],
-                    outcome: Outcome, extra: Mapping[str, Any] | None = None) -> CachedResult:
+    def put_failure(
+        self,
+        sha: str,
+        build_key: str,
+        workload: str,
+        inputs: Sequence[str],
+        outcome: Outcome,
+        extra: Mapping[str, Any] | None = None,
+    ) -> CachedResult:
         """Store a failed :class:`Outcome` (its ``failure`` and ``detail``)."""
         if outcome.failure is None:
             raise ValueError("put_failure needs a failed Outcome; store values with put(counters=...)")
-        return self.put(sha, build_key, workload, inputs, failure=outcome.failure, detail=outcome.detail,
-                        extra=extra)
+        return self.put(sha, build_key, workload, inputs, failure=outcome.failure, detail=outcome.detail, extra=extra)
 
     def entries(self) -> Iterator[CachedResult]:
         if not self.directory.is_dir():
@@ -161,5 +210,7 @@ class ResultCache:
             os.replace(tmp, path)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
-            raise HarnessError(f"cannot write the bisect result cache in {self.directory} ({exc.strerror}); "
-                              "check free space and permissions of the cache directory") from exc
+            raise HarnessError(
+                f"cannot write the bisect result cache in {self.directory} ({exc.strerror}); "
+                "check free space and permissions of the cache directory"
+            ) from exc

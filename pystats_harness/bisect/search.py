@@ -95,18 +95,22 @@ class Judge:
     threshold_explicit: bool = False
 
     @classmethod
-    def from_endpoints(cls, good_value: float, bad_value: float, *, threshold: float | None = None,
-                       direction: str | None = None) -> Judge:
+    def from_endpoints(
+        cls, good_value: float, bad_value: float, *, threshold: float | None = None, direction: str | None = None
+    ) -> Judge:
         """Threshold: the midpoint of good and bad unless given.  Direction: from good vs bad unless given."""
         if direction is not None and direction not in ("up", "down"):
             raise ConfigError(f"--direction must be 'up' or 'down' (got {direction!r})")
         if threshold is not None and not math.isfinite(threshold):
             raise ConfigError(f"--threshold must be a finite number (got {threshold!r})")
         inferred: Direction = "down" if bad_value < good_value else "up"
-        return cls(float(good_value), float(bad_value),
-                   float(threshold) if threshold is not None else (good_value + bad_value) / 2,
-                   direction or inferred,  # type: ignore[arg-type]
-                   threshold is not None)
+        return cls(
+            float(good_value),
+            float(bad_value),
+            float(threshold) if threshold is not None else (good_value + bad_value) / 2,
+            direction or inferred,  # type: ignore[arg-type]
+            threshold is not None,
+        )
 
     def is_bad(self, value: float) -> bool:
         if not math.isfinite(value):
@@ -127,13 +131,22 @@ class Judge:
         return f"bad means {'>' if self.direction == 'up' else '<'} {self.threshold:.6g}"
 
 
-def validate_endpoints(good_value: float, bad_value: float, judge: Judge, *, metric: str = "the metric",
-                       good_label: str = "good", bad_label: str = "bad") -> None:
+def validate_endpoints(
+    good_value: float,
+    bad_value: float,
+    judge: Judge,
+    *,
+    metric: str = "the metric",
+    good_label: str = "good",
+    bad_label: str = "bad",
+) -> None:
     """Raise :class:`EndpointsDoNotDiffer` unless good judges good and bad judges bad."""
     for label, value in ((good_label, good_value), (bad_label, bad_value)):
         if not math.isfinite(value):
-            raise EndpointsDoNotDiffer(f"{metric} is undefined ({value}) at {label}; a bisect needs a value "
-                                       "at both ends (check the counter names and the workload)")
+            raise EndpointsDoNotDiffer(
+                f"{metric} is undefined ({value}) at {label}; a bisect needs a value "
+                "at both ends (check the counter names and the workload)"
+            )
     good_ok, bad_ok = not judge.is_bad(good_value), judge.is_bad(bad_value)
     if good_ok and bad_ok:
         return
@@ -146,9 +159,11 @@ def validate_endpoints(good_value: float, bad_value: float, judge: Judge, *, met
         why = f"both are bad by '{judge.describe()}', so the change is before {good_label}"
     else:
         why = f"by '{judge.describe()}' {good_label} is bad and {bad_label} is good"
-    fix = ("swap --good/--bad or pass --direction " + ("down" if judge.direction == "up" else "up")
-           if not good_ok and not bad_ok and not judge.threshold_explicit
-           else "check --good/--bad, --direction and --threshold")
+    fix = (
+        "swap --good/--bad or pass --direction " + ("down" if judge.direction == "up" else "up")
+        if not good_ok and not bad_ok and not judge.threshold_explicit
+        else "check --good/--bad, --direction and --threshold"
+    )
     raise EndpointsDoNotDiffer(f"{metric}: {values}; {why}; {fix}")
 
 
@@ -221,9 +236,15 @@ OnStart = Callable[[int, int, int], None]  # (step, remaining estimate, index) b
 OnStep = Callable[[int, int, int, Outcome], None]  # (step, remaining estimate, index, outcome) after
 
 
-def bisect(commits: Sequence[str], measure: Callable[[int], Outcome], judge: Judge, *,
-           known: Mapping[int, Outcome] | None = None, on_start: OnStart | None = None,
-           on_step: OnStep | None = None) -> BisectResult:
+def bisect(
+    commits: Sequence[str],
+    measure: Callable[[int], Outcome],
+    judge: Judge,
+    *,
+    known: Mapping[int, Outcome] | None = None,
+    on_start: OnStart | None = None,
+    on_step: OnStep | None = None,
+) -> BisectResult:
     """Find the first bad commit between ``commits[0]`` (good) and ``commits[-1]`` (bad).
 
     ``known`` seeds outcomes that need no measuring (by default the endpoints, from the judge's good
@@ -242,8 +263,10 @@ def bisect(commits: Sequence[str], measure: Callable[[int], Outcome], judge: Jud
     for end in (0, n - 1):
         outcome = memo[end]
         if not outcome.usable or judge.is_bad(outcome.value) != (end == n - 1):  # type: ignore[arg-type]
-            raise EndpointsDoNotDiffer(f"commit index {end} ({commits[end][:12]}) must be "
-                                       f"{'bad' if end else 'good'}: {outcome.reason or outcome.value}")
+            raise EndpointsDoNotDiffer(
+                f"commit index {end} ({commits[end][:12]}) must be "
+                f"{'bad' if end else 'good'}: {outcome.reason or outcome.value}"
+            )
     lo, hi = 0, n - 1
     measured = 0
     while hi - lo > 1:

@@ -25,8 +25,13 @@ RECIPE_VERSION = 4
 def cache_key(sha: str, patch_digests: Sequence[str], configure_flags: Sequence[str], image_id: str) -> str:
     """hash(sha, patches applied, configure flags, image id); order of patches matters."""
     payload = json.dumps(
-        {"sha": sha, "patches": list(patch_digests), "flags": list(configure_flags), "image": image_id,
-         "recipe": RECIPE_VERSION},
+        {
+            "sha": sha,
+            "patches": list(patch_digests),
+            "flags": list(configure_flags),
+            "image": image_id,
+            "recipe": RECIPE_VERSION,
+        },
         sort_keys=True,
     )
     return hashlib.sha256(payload.encode()).hexdigest()[:24]

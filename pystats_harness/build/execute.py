@@ -6,19 +6,17 @@ import json
 import shlex
 import shutil
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pystats_harness import __version__
-from pystats_harness.infra import engine
-from pystats_harness.build import lanes
-from pystats_harness.build import patchplan
-from pystats_harness.build import probes
+from pystats_harness.build import lanes, patchplan, probes
 from pystats_harness.build.cache import PREFIX_IN_CONTAINER, CacheEntry, cache_key, commit, lookup, staging, write_json
 from pystats_harness.config import Settings, load_configure_flags
 from pystats_harness.console import Reporter
 from pystats_harness.errors import BuildFailed, Interrupted
+from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import CommitInfo, Mirror, apply_patches
 
 #: Files copied from the worktree into the artifact (for summarize_stats.py and name tables).
@@ -100,7 +98,10 @@ fi"""
     if reuse:
         configure = 'echo "@@phase configure"\necho "reusing the build directory of a previous build (configure reruns only if make says so)"'
     else:
-        configure = "find /build -mindepth 1 -delete\n[ -f /confcache/config.cache ] && cp /confcache/config.cache config.cache || true\n" + configure
+        configure = (
+            "find /build -mindepth 1 -delete\n[ -f /confcache/config.cache ] && cp /confcache/config.cache config.cache || true\n"
+            + configure
+        )
     return f"""set -eu
 export CC="ccache gcc"
 # ccache's depend mode hashes the compiler's own dependency output (-MD) instead of running the
@@ -147,7 +148,17 @@ def _ccache_delta(before: str, after: str) -> dict[str, int]:
     return {"hits": hits, "misses": misses}
 
 
-def _run_build_container(settings: Settings, plan: BuildPlan, worktree: Path, staged: Path, log: Path, reporter: Reporter, client: Any, lane: lanes.Lane, group: str) -> dict[str, Any]:
+def _run_build_container(
+    settings: Settings,
+    plan: BuildPlan,
+    worktree: Path,
+    staged: Path,
+    log: Path,
+    reporter: Reporter,
+    client: Any,
+    lane: lanes.Lane,
+    group: str,
+) -> dict[str, Any]:
     """Run configure/make/install in a container; returns timings and facts from the log."""
     (staged / "install").mkdir()
     confcache = settings.configure_cache_dir / group
@@ -170,7 +181,11 @@ def _run_build_container(settings: Settings, plan: BuildPlan, worktree: Path, st
     facts: dict[str, Any] = {"seconds": {}}
     phase, phase_start = None, time.perf_counter()
     tail: list[str] = []
-    with log.open("w") as fh, reporter.live(f"building {plan.commit.short}"), engine.Container(client, spec, keep=settings.keep_containers) as container:
+    with (
+        log.open("w") as fh,
+        reporter.live(f"building {plan.commit.short}"),
+        engine.Container(client, spec, keep=settings.keep_containers) as container,
+    ):
         for line in container.stream():
             fh.write(line + "\n")
             if line.startswith("@@phase "):
@@ -198,7 +213,9 @@ def _run_build_container(settings: Settings, plan: BuildPlan, worktree: Path, st
         failed_log.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(log, failed_log)
         reporter.info("\n".join(tail))
-        raise BuildFailed(f"{phase or 'build'} failed for {plan.commit.short} (exit {code}); last 30 log lines above; full log: {failed_log}")
+        raise BuildFailed(
+            f"{phase or 'build'} failed for {plan.commit.short} (exit {code}); last 30 log lines above; full log: {failed_log}"
+        )
     return facts
 
 
@@ -223,7 +240,9 @@ def _copy_source_subset(worktree: Path, dest: Path) -> list[str]:
     return copied
 
 
-def execute(settings: Settings, plan: BuildPlan, reporter: Reporter, *, verify_strict: bool, client: Any = None) -> CacheEntry:
+def execute(
+    settings: Settings, plan: BuildPlan, reporter: Reporter, *, verify_strict: bool, client: Any = None
+) -> CacheEntry:
     """Build ``plan`` into the cache (no-op on a hit). The entry is valid only after its marker."""
     hit = lookup(settings.builds_dir, plan.key)
     if hit is not None:
@@ -233,7 +252,10 @@ def execute(settings: Settings, plan: BuildPlan, reporter: Reporter, *, verify_s
     mirror = Mirror(settings.mirror_dir)
     started = time.time()
     try:
-        with staging(settings.builds_dir, plan.key) as staged, mirror.worktree(plan.commit.sha, settings.worktrees_dir) as wt:
+        with (
+            staging(settings.builds_dir, plan.key) as staged,
+            mirror.worktree(plan.commit.sha, settings.worktrees_dir) as wt,
+        ):
             t0 = time.perf_counter()
             patched = patched_files([p.path for p in plan.patches.applied])
             apply_patches(wt, [p.path for p in plan.patches.applied])
@@ -241,7 +263,9 @@ def execute(settings: Settings, plan: BuildPlan, reporter: Reporter, *, verify_s
             group = build_group(plan, wt)
             with lanes.acquire(settings.cache_dir / "lanes", group, mirror, plan.commit.sha, wt, patched) as lane:
                 checkout_s = time.perf_counter() - t0
-                facts = _run_build_container(settings, plan, wt, staged, staged / "build.log", reporter, client, lane, group)
+                facts = _run_build_container(
+                    settings, plan, wt, staged, staged / "build.log", reporter, client, lane, group
+                )
                 lane.mark_ok(plan.commit.sha, patched)
             facts["seconds"]["checkout"] = round(checkout_s, 2)
             facts["build_dir"] = {"reused": lane.reuse, "reason": lane.reason}
@@ -274,7 +298,9 @@ def execute(settings: Settings, plan: BuildPlan, reporter: Reporter, *, verify_s
                 "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
             }
             write_json(staged / "manifest.json", manifest)
-            probes.enforce(report, strict=verify_strict, reporter=reporter, what=f"{plan.commit.rev} ({plan.commit.short})")
+            probes.enforce(
+                report, strict=verify_strict, reporter=reporter, what=f"{plan.commit.rev} ({plan.commit.short})"
+            )
             return commit(settings.builds_dir, plan.key, staged)
     except KeyboardInterrupt:
         raise Interrupted("build interrupted; no container, worktree or cache entry was left behind") from None

@@ -36,7 +36,9 @@ SNIPPET_ON_WORK_OFF = "import sys\nsys._stats_on()\n" + WORK + "sys._stats_off()
 
 # A dump mid-run writes a file now and clears the counters: nothing is left for the exit dump.
 SNIPPET_DUMP_MIDRUN = (
-    "import sys, _opcode\nsys._stats_on()\n" + WORK + textwrap.dedent("""\
+    "import sys, _opcode\nsys._stats_on()\n"
+    + WORK
+    + textwrap.dedent("""\
     sys._stats_off()
     result = sys._stats_dump()
     after = _opcode.get_specialization_stats() or {}
@@ -58,20 +60,55 @@ class Probe:
 
 
 PROBES: tuple[Probe, ...] = (
-    Probe("plain", "-c pass leaves no non-zero stats (off at startup)",
-          ("-c", "pass"), {}, True, "no-nonzero-stats"),
-    Probe("xoption", "-X pystats turns collection on at startup",
-          ("-X", "pystats", "-c", "pass"), {}, True, "nonzero-stats"),
-    Probe("env", "PYTHONSTATS=1 turns collection on at startup",
-          ("-c", "pass"), {"PYTHONSTATS": "1"}, True, "nonzero-stats"),
-    Probe("env-ignored-E", "PYTHONSTATS is ignored under -E",
-          ("-E", "-c", "pass"), {"PYTHONSTATS": "1"}, True, "no-nonzero-stats"),
-    Probe("on-work-off", "_stats_on(); work; _stats_off(): the exit dump holds the work's counts",
-          ("-c", SNIPPET_ON_WORK_OFF), {}, True, "nonzero-stats"),
-    Probe("dump-midrun", "_stats_dump() writes a file now, returns True and clears the counters",
-          ("-c", SNIPPET_DUMP_MIDRUN), {}, True, "file-then-cleared"),
-    Probe("dir-missing", "without the stats directory the dump goes to stderr, exit 0",
-          ("-X", "pystats", "-c", "pass"), {}, False, "stderr-dump"),
+    Probe("plain", "-c pass leaves no non-zero stats (off at startup)", ("-c", "pass"), {}, True, "no-nonzero-stats"),
+    Probe(
+        "xoption",
+        "-X pystats turns collection on at startup",
+        ("-X", "pystats", "-c", "pass"),
+        {},
+        True,
+        "nonzero-stats",
+    ),
+    Probe(
+        "env",
+        "PYTHONSTATS=1 turns collection on at startup",
+        ("-c", "pass"),
+        {"PYTHONSTATS": "1"},
+        True,
+        "nonzero-stats",
+    ),
+    Probe(
+        "env-ignored-E",
+        "PYTHONSTATS is ignored under -E",
+        ("-E", "-c", "pass"),
+        {"PYTHONSTATS": "1"},
+        True,
+        "no-nonzero-stats",
+    ),
+    Probe(
+        "on-work-off",
+        "_stats_on(); work; _stats_off(): the exit dump holds the work's counts",
+        ("-c", SNIPPET_ON_WORK_OFF),
+        {},
+        True,
+        "nonzero-stats",
+    ),
+    Probe(
+        "dump-midrun",
+        "_stats_dump() writes a file now, returns True and clears the counters",
+        ("-c", SNIPPET_DUMP_MIDRUN),
+        {},
+        True,
+        "file-then-cleared",
+    ),
+    Probe(
+        "dir-missing",
+        "without the stats directory the dump goes to stderr, exit 0",
+        ("-X", "pystats", "-c", "pass"),
+        {},
+        False,
+        "stderr-dump",
+    ),
 )
 
 
@@ -116,8 +153,10 @@ def judge(probe: Probe, obs: Observation) -> ProbeVerdict:
     nonzero_files = [name for name, text in obs.stats_files if nonzero_counters(text)]
     zero_files = len(obs.stats_files) - len(nonzero_files)
     stderr_counters = nonzero_counters(obs.stderr)
-    observed = (f"exit {obs.exit_code}; {len(obs.stats_files)} file(s), {len(nonzero_files)} non-zero"
-                f"{f', {zero_files} all-zero' if zero_files else ''}; stderr {stderr_counters} non-zero line(s)")
+    observed = (
+        f"exit {obs.exit_code}; {len(obs.stats_files)} file(s), {len(nonzero_files)} non-zero"
+        f"{f', {zero_files} all-zero' if zero_files else ''}; stderr {stderr_counters} non-zero line(s)"
+    )
     problems: list[str] = []
     if obs.exit_code != 0:
         last = obs.stderr.strip().splitlines()[-1:] or [""]
@@ -137,7 +176,9 @@ def judge(probe: Probe, obs: Observation) -> ProbeVerdict:
             problems.append(f"{len(nonzero_files)} file(s) with non-zero stats, expected exactly 1")
         # 3.13+ returns True after writing; 3.12 (upstream and patched) returns None.
         if marks.get("DUMP_RESULT") not in ("True", "None"):
-            problems.append(f"_stats_dump() returned {marks.get('DUMP_RESULT', 'nothing')}, expected True (or None on 3.12)")
+            problems.append(
+                f"_stats_dump() returned {marks.get('DUMP_RESULT', 'nothing')}, expected True (or None on 3.12)"
+            )
         if marks.get("LEFT_AFTER_DUMP") != "0":
             problems.append(f"counters not cleared after the dump ({marks.get('LEFT_AFTER_DUMP', '?')} left)")
     elif probe.expect == "stderr-dump":
@@ -148,8 +189,9 @@ def judge(probe: Probe, obs: Observation) -> ProbeVerdict:
     return ProbeVerdict(probe, not problems, observed, tuple(problems))
 
 
-def render_table(verdicts: Iterable[ProbeVerdict], *, only_mismatches: bool = False,
-                 title: str = "pystats behaviour fingerprint") -> Table:
+def render_table(
+    verdicts: Iterable[ProbeVerdict], *, only_mismatches: bool = False, title: str = "pystats behaviour fingerprint"
+) -> Table:
     table = Table(title=title, show_lines=True)
     for column in ("probe", "expected", "observed", "verdict"):
         table.add_column(column, no_wrap=column in ("probe", "expected"))

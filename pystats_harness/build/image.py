@@ -10,11 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pystats_harness.infra import engine
 from pystats_harness.config import Settings
-from pystats_harness.resources import DOCKER_DIR
 from pystats_harness.errors import ConfigError, ImageError
-
+from pystats_harness.infra import engine
+from pystats_harness.resources import DOCKER_DIR
 
 
 @dataclass(frozen=True)
@@ -63,8 +62,12 @@ def bootstrap_base(settings: Settings, on_line: Callable[[str], None]) -> str:
     with tempfile.TemporaryDirectory(prefix="rootfs-", dir=settings.cache_dir) as tmp:
         rootfs = Path(tmp) / "rootfs"
         cmd = [
-            "debootstrap", "--variant=minbase", f"--include={','.join(build_deps())}",
-            settings.debian_suite, str(rootfs), mirror,
+            "debootstrap",
+            "--variant=minbase",
+            f"--include={','.join(build_deps())}",
+            settings.debian_suite,
+            str(rootfs),
+            mirror,
         ]
         on_line("+ " + " ".join(cmd))
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

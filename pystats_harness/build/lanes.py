@@ -30,8 +30,17 @@ from pathlib import Path
 from pystats_harness.infra.mirror import Mirror
 
 #: A change to one of these re-runs configure: a fresh build directory is safer than make's rules.
-CONFIGURATION_FILES = ("configure", "configure.ac", "aclocal.m4", "Makefile.pre.in", "pyconfig.h.in",
-                       "Modules/Setup", "Modules/Setup.bootstrap.in", "Modules/Setup.stdlib.in", "Modules/makesetup")
+CONFIGURATION_FILES = (
+    "configure",
+    "configure.ac",
+    "aclocal.m4",
+    "Makefile.pre.in",
+    "pyconfig.h.in",
+    "Modules/Setup",
+    "Modules/Setup.bootstrap.in",
+    "Modules/Setup.stdlib.in",
+    "Modules/makesetup",
+)
 MAX_LANES = 4
 MAX_CHANGED = 300
 T0 = 946684800  # 2000-01-01: older than any object file a lane holds

@@ -127,14 +127,14 @@ class PatchPlan:
 
 # --- loading ---------------------------------------------------------------------------
 
+
 def _probes(raw: Any, where: str) -> tuple[SourceProbe, ...]:
     if not isinstance(raw, list) or not raw:
         raise ConfigError(f"{where}: 'probes' must be a non-empty list of {{file, match|no_match}}")
     out = []
     for item in raw:
         if not isinstance(item, dict) or "file" not in item or len(item.keys() & {"match", "no_match"}) != 1:
-            raise ConfigError(f"{where}: each probe needs 'file' and exactly one of 'match'/'no_match': "
-                              f"{item!r}")
+            raise ConfigError(f"{where}: each probe needs 'file' and exactly one of 'match'/'no_match': {item!r}")
         must = "match" in item
         pattern = item["match" if must else "no_match"]
         try:
@@ -159,18 +159,25 @@ def load_series(path: Path = DEFAULT_SERIES_PATH, patches_dir: Path | None = Non
         raise ConfigError(f"cannot read patch series {path}: {exc}") from None
     try:
         sup = data["supported"]
-        supported = ProbeGroup(sup.get("description", "pystats supported"),
-                               _probes(sup.get("probes"), f"{path} [supported]"))
+        supported = ProbeGroup(
+            sup.get("description", "pystats supported"), _probes(sup.get("probes"), f"{path} [supported]")
+        )
         changes: list[Change] = []
         for raw in data["change"]:
             cid = raw["id"]
             where = f"{path} change {cid!r}"
-            present = tuple(ProbeGroup(g["label"], _probes(g.get("probes"), f"{where} present"))
-                            for g in raw.get("present", []))
+            present = tuple(
+                ProbeGroup(g["label"], _probes(g.get("probes"), f"{where} present")) for g in raw.get("present", [])
+            )
             variants = tuple(
-                Variant(v["id"], patches_dir / v["patch"], _sha256(patches_dir / v["patch"]),
-                        v.get("description", ""), _probes(v.get("probes"), f"{where} variant {v['id']!r}"),
-                        tuple(v.get("requires", ())))
+                Variant(
+                    v["id"],
+                    patches_dir / v["patch"],
+                    _sha256(patches_dir / v["patch"]),
+                    v.get("description", ""),
+                    _probes(v.get("probes"), f"{where} variant {v['id']!r}"),
+                    tuple(v.get("requires", ())),
+                )
                 for v in raw.get("variant", [])
             )
             changes.append(Change(cid, int(raw["order"]), raw["upstream"], raw.get("title", ""), present, variants))
@@ -184,19 +191,24 @@ def load_series(path: Path = DEFAULT_SERIES_PATH, patches_dir: Path | None = Non
         for v in c.variants:
             for req in v.requires:
                 if req not in seen:
-                    raise ConfigError(f"patch series {path}: {c.id}/{v.id} requires {req!r}, "
-                                      f"which is not an earlier change (earlier: {', '.join(seen) or 'none'})")
+                    raise ConfigError(
+                        f"patch series {path}: {c.id}/{v.id} requires {req!r}, "
+                        f"which is not an earlier change (earlier: {', '.join(seen) or 'none'})"
+                    )
         seen.append(c.id)
     return Series(supported, tuple(changes))
 
 
 # --- planning --------------------------------------------------------------------------
 
+
 def dir_reader(root: Path) -> Reader:
     """A reader for a checked-out tree: text of root/relpath, or None if it is no file."""
+
     def read(relpath: str) -> str | None:
         p = root / relpath
         return p.read_text(errors="replace") if p.is_file() else None
+
     return read
 
 
@@ -207,6 +219,7 @@ def _memo(read: Reader) -> Reader:
         if relpath not in cache:
             cache[relpath] = read(relpath)
         return cache[relpath]
+
     return cached
 
 
@@ -262,8 +275,7 @@ def _decide(change: Change, read: Reader, selected: bool, state: dict[str, Decis
             raise PatchError(f"{change.id}: variant {v.id} fits this tree but its patch {v.patch} is missing")
         needs = f"; on top of {', '.join(v.requires)}" if v.requires else ""
         return Decision(change.id, Action.APPLY, v.id, f"{note}{needs}")
-    return Decision(change.id, Action.NOT_APPLICABLE, None,
-                    "no variant fits: " + " | ".join(misses or ["no variants"]))
+    return Decision(change.id, Action.NOT_APPLICABLE, None, "no variant fits: " + " | ".join(misses or ["no variants"]))
 
 
 def plan_patches(read: Reader, series: Series, requested: Requested = "auto") -> PatchPlan:
@@ -274,8 +286,10 @@ def plan_patches(read: Reader, series: Series, requested: Requested = "auto") ->
     read = _memo(read)
     ok, note = _check_all(read, series.supported.probes)
     if not ok:
-        raise RevisionUnsupported(f"this revision has no pystats ({note}); --enable-pystats exists from "
-                                  "CPython 3.11.0a4 on: choose a later revision")
+        raise RevisionUnsupported(
+            f"this revision has no pystats ({note}); --enable-pystats exists from "
+            "CPython 3.11.0a4 on: choose a later revision"
+        )
     selected = _selected(series, requested)
     state: dict[str, Decision] = {}
     patches: list[PlannedPatch] = []
@@ -291,8 +305,7 @@ def plan_patches(read: Reader, series: Series, requested: Requested = "auto") ->
     return PatchPlan(tuple(state.values()), tuple(patches))
 
 
-_STYLE = {Action.APPLY: "bold green", Action.PRESENT: "cyan",
-          Action.NOT_APPLICABLE: "yellow", Action.SKIPPED: "dim"}
+_STYLE = {Action.APPLY: "bold green", Action.PRESENT: "cyan", Action.NOT_APPLICABLE: "yellow", Action.SKIPPED: "dim"}
 
 
 def render(plan: PatchPlan, title: str = "Patch plan") -> Table:

@@ -35,7 +35,12 @@ class PatchSelection:
 
     def manifest(self) -> list[dict[str, Any]]:
         return [
-            {"id": p.change, "variant": p.variant, "file": f"patches/{p.path.parent.name}/{p.path.name}", "sha256": p.sha256}
+            {
+                "id": p.change,
+                "variant": p.variant,
+                "file": f"patches/{p.path.parent.name}/{p.path.name}",
+                "sha256": p.sha256,
+            }
             for p in self.applied
         ]
 

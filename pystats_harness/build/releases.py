@@ -57,7 +57,9 @@ def import_release(mirror: Mirror, tarball: Path) -> ImportedRelease:
     try:
         archive = tarfile.open(tarball)
     except (tarfile.TarError, OSError) as exc:
-        raise ReleaseImportError(f"{tarball} is not a readable tar archive ({exc}); pass a CPython release tarball") from None
+        raise ReleaseImportError(
+            f"{tarball} is not a readable tar archive ({exc}); pass a CPython release tarball"
+        ) from None
     with archive, tempfile.TemporaryDirectory(prefix="pystats-import-") as tmp:
         members = archive.getmembers()
         top = _top_dir(members, tarball)

@@ -22,12 +22,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from pystats_harness.bisect.driver import BisectRun, Measured, Progress, measure_rev, run_bisect
-from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich_table, write_plot
 from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code, exit_code_for_error
+from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich_table, write_plot
+from pystats_harness.bisect.search import Judge, Outcome
 from pystats_harness.config import Settings
 from pystats_harness.console import Reporter, stdout_console
 from pystats_harness.errors import ConfigError, HarnessError, RevisionNotFound
-from pystats_harness.bisect.search import Judge, Outcome
 from pystats_harness.infra.mirror import CommitInfo
 
 
@@ -58,8 +58,9 @@ class _StepReporter(Reporter):
     def line(self, text: str) -> None:
         if self._status is not None:
             elapsed = time.perf_counter() - self._phase_start
-            self._status.update(f"[bold]{escape(self.prefix)}[/] {escape(self._what)} {elapsed:4.0f} s "
-                                f"[dim]{escape(text[-80:])}[/]")
+            self._status.update(
+                f"[bold]{escape(self.prefix)}[/] {escape(self._what)} {elapsed:4.0f} s [dim]{escape(text[-80:])}[/]"
+            )
 
     def info(self, text: str) -> None:
         self.last_info = text
@@ -105,8 +106,10 @@ class RichProgress(Progress):
             state = f"[{'red' if verdict == 'bad' else 'green'}]{verdict}[/]"
         value = f"{o.value:.6g}" if o.usable else "–"
         how = rec.source + (", built" if rec.built else "")
-        self.console.print(f"{label} (~{remaining} left) #{index} {rec.commit.short}: {value} {state + ' ' if state else ''}"
-                           f"[dim]({how}, {rec.seconds.get('total', 0):.1f} s)[/]")
+        self.console.print(
+            f"{label} (~{remaining} left) #{index} {rec.commit.short}: {value} {state + ' ' if state else ''}"
+            f"[dim]({how}, {rec.seconds.get('total', 0):.1f} s)[/]"
+        )
 
 
 def _number(name: str, value: Any, kind: type = float) -> Any:
@@ -133,11 +136,15 @@ def write_outputs(run: BisectRun, out: Path) -> dict[str, Path]:
     paths = {"json": out / "report.json", "markdown": out / "report.md", "plot": out / "plot.png"}
     paths["json"].write_text(json.dumps(run.to_dict(), indent=1, allow_nan=False) + "\n")
     r = run.report.result
-    steps = "".join(f"| {rec.commit.short} | {run.labels[i]} | {rec.source}{', built' if rec.built else ''} | "
-                    f"{rec.seconds.get('total', 0):.1f} |\n" for i, rec in sorted(run.records.items()))
+    steps = "".join(
+        f"| {rec.commit.short} | {run.labels[i]} | {rec.source}{', built' if rec.built else ''} | "
+        f"{rec.seconds.get('total', 0):.1f} |\n"
+        for i, rec in sorted(run.records.items())
+    )
     paths["markdown"].write_text(
         to_markdown(run.report) + f"\n{run.builds} builds (goal ≤ {goal(len(r.commits))}), "
-        f"{run.wall_seconds:.0f} s wall time.\n\n| Commit | Step | Source | Seconds |\n|:---|:---|:---|---:|\n" + steps)
+        f"{run.wall_seconds:.0f} s wall time.\n\n| Commit | Step | Source | Seconds |\n|:---|:---|:---|---:|\n" + steps
+    )
     try:
         write_plot(run.report, paths["plot"])
     except ImportError as exc:  # matplotlib missing: everything else is still written
@@ -155,21 +162,41 @@ def _short_reasons(report: BisectReport) -> BisectReport:
     """The report with skipped commits' details dropped (the table shows "build failed"; the full
     reasons, with compiler error and log path, are printed below it)."""
     r = report.result
-    tested = tuple(replace(t, outcome=Outcome.failed(t.outcome.failure or "failed")) if t.status == "skipped" else t
-                   for t in r.tested)
+    tested = tuple(
+        replace(t, outcome=Outcome.failed(t.outcome.failure or "failed")) if t.status == "skipped" else t
+        for t in r.tested
+    )
     return replace(report, result=replace(r, tested=tested))
 
 
-def bisect(settings: Settings, *, good: str, bad: str, workload: str, metric: str, threshold: Any = None,
-           direction: str | None = None, loops: Any = None, out: str | Path | None = None,
-           jobs: Any = None) -> int:
+def bisect(
+    settings: Settings,
+    *,
+    good: str,
+    bad: str,
+    workload: str,
+    metric: str,
+    threshold: Any = None,
+    direction: str | None = None,
+    loops: Any = None,
+    out: str | Path | None = None,
+    jobs: Any = None,
+) -> int:
     """`invoke bisect`: 0 when the search finished (exact commit or a range around unbuildable ones)."""
     if jobs not in (None, ""):
         settings = settings.with_overrides(jobs=_number("jobs", jobs, int))
     with RichProgress() as progress:
-        run = run_bisect(settings, good=good, bad=bad, workload=workload, metric=metric,
-                         threshold=_number("threshold", threshold), direction=direction or None,
-                         loops=_number("loops", loops, int), progress=progress)
+        run = run_bisect(
+            settings,
+            good=good,
+            bad=bad,
+            workload=workload,
+            metric=metric,
+            threshold=_number("threshold", threshold),
+            direction=direction or None,
+            loops=_number("loops", loops, int),
+            progress=progress,
+        )
     paths = write_outputs(run, Path(out) if out else default_out(settings, workload))
     stdout = stdout_console()
     stdout.print(to_rich_table(_short_reasons(run.report)))
@@ -185,8 +212,10 @@ def bisect(settings: Settings, *, good: str, bad: str, workload: str, metric: st
             stdout.print(f"  candidate #{index} {run.report.info(index).sha[:12]} {escape(why)}")
     for t in r.skipped:
         stdout.print(f"skipped #{t.index} {t.sha[:12]}: {escape(t.reason)}")
-    stdout.print(f"{run.builds} builds (goal ≤ {goal(len(r.commits))} for {len(r.commits)} commits), "
-                 f"{len(run.records)} commits measured or read from the result cache, {run.wall_seconds:.0f} s")
+    stdout.print(
+        f"{run.builds} builds (goal ≤ {goal(len(r.commits))} for {len(r.commits)} commits), "
+        f"{len(run.records)} commits measured or read from the result cache, {run.wall_seconds:.0f} s"
+    )
     for kind, path in paths.items():
         stdout.print(f"{kind:<9}{path}")
     return 0
@@ -195,16 +224,26 @@ def bisect(settings: Settings, *, good: str, bad: str, workload: str, metric: st
 def _rev_of_cwd() -> tuple[str, bool]:
     """The commit `git bisect` wants measured: BISECT_HEAD (--no-checkout) or HEAD of the current directory."""
     for ref in ("BISECT_HEAD", "HEAD"):
-        proc = subprocess.run(["git", "rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], capture_output=True,
-                              text=True)
+        proc = subprocess.run(
+            ["git", "rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], capture_output=True, text=True
+        )
         if proc.returncode == 0 and proc.stdout.strip():
             return proc.stdout.strip(), True
-    raise ConfigError("not inside a git repository with a HEAD; pass --rev, or run under `git bisect run` "
-                      "in a CPython clone")
+    raise ConfigError(
+        "not inside a git repository with a HEAD; pass --rev, or run under `git bisect run` in a CPython clone"
+    )
 
 
-def bisect_run(settings: Settings, *, workload: str, metric: str, threshold: Any, direction: str | None = "up",
-               rev: str | None = None, loops: Any = None) -> int:
+def bisect_run(
+    settings: Settings,
+    *,
+    workload: str,
+    metric: str,
+    threshold: Any,
+    direction: str | None = "up",
+    rev: str | None = None,
+    loops: Any = None,
+) -> int:
     """`invoke bisect-run` for `git bisect run`: 0 good, 1 bad, 125 skip, 128 setup error, 130 Ctrl-C.
 
     Never raises.  Results are shared with ``invoke bisect`` through the result cache."""
@@ -220,14 +259,16 @@ def bisect_run(settings: Settings, *, workload: str, metric: str, threshold: Any
         if not rev:
             rev, from_cwd = _rev_of_cwd()
         with RichProgress(err) as progress:
-            rec = measure_rev(settings, rev, workload=workload, metric=metric, loops=_number("loops", loops, int),
-                              progress=progress)
-    except BaseException as exc:  # noqa: BLE001 - git bisect run needs an exit code, never a traceback exit
+            rec = measure_rev(
+                settings, rev, workload=workload, metric=metric, loops=_number("loops", loops, int), progress=progress
+            )
+    except BaseException as exc:
         code = exit_code_for_error(exc)
         if isinstance(exc, RevisionNotFound) and from_cwd:
             code = EXIT_ABORT  # the mirror lacks the clone's commit: the same for every step
-            exc = RevisionNotFound(f"{exc}; HEAD of {Path.cwd()} is not in the mirror: "
-                                   f"run `invoke mirror --remote {Path.cwd()}` first")
+            exc = RevisionNotFound(
+                f"{exc}; HEAD of {Path.cwd()} is not in the mirror: run `invoke mirror --remote {Path.cwd()}` first"
+            )
         err.print(f"bisect-run: error: {escape(str(exc) or type(exc).__name__)} (exit {code})")
         if code == EXIT_SKIP and not isinstance(exc, HarnessError):  # unexpected: show where
             err.print(escape(traceback.format_exc()))
@@ -235,7 +276,9 @@ def bisect_run(settings: Settings, *, workload: str, metric: str, threshold: Any
     code = exit_code(rec.outcome, judge)
     o = rec.outcome
     state = {0: "good", 1: "bad", 125: f"skip ({o.reason})"}[code]
-    stdout_console().print(f"bisect-run {rec.commit.short} {escape(rec.commit.subject[:60])}: "
-                           f"{f'{o.value:.6g}' if o.usable else '–'} → {escape(state)} ({judge.describe()}; "
-                           f"{rec.source}{', built' if rec.built else ''}) exit {code}")
+    stdout_console().print(
+        f"bisect-run {rec.commit.short} {escape(rec.commit.subject[:60])}: "
+        f"{f'{o.value:.6g}' if o.usable else '–'} → {escape(state)} ({judge.describe()}; "
+        f"{rec.source}{', built' if rec.built else ''}) exit {code}"
+    )
     return code

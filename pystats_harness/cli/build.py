@@ -7,15 +7,14 @@ import time
 from pathlib import Path
 
 from pystats_harness.build import execute as _build
-from pystats_harness.infra import engine
 from pystats_harness.build import releases
 from pystats_harness.build.cache import lookup
+from pystats_harness.build.image import build_builder_image
 from pystats_harness.config import Settings
 from pystats_harness.console import Reporter, stdout_console
 from pystats_harness.errors import NotBuilt
-from pystats_harness.build.image import build_builder_image
-from pystats_harness.infra.runner import RunRequest, run_python
 from pystats_harness.infra.mirror import Mirror
+from pystats_harness.infra.runner import RunRequest, run_python
 
 
 def mirror(settings: Settings, remote: str | None) -> None:
@@ -60,7 +59,9 @@ def find_build(settings: Settings, rev: str, patches: str) -> _build.CacheEntry:
     plan = _build.plan_build(settings, rev, patches)
     entry = lookup(settings.builds_dir, plan.key)
     if entry is None:
-        raise NotBuilt(f"no cached build of {rev} ({plan.commit.short}, --patches {patches}); run `invoke build --rev {rev}` first")
+        raise NotBuilt(
+            f"no cached build of {rev} ({plan.commit.short}, --patches {patches}); run `invoke build --rev {rev}` first"
+        )
     return entry
 
 
@@ -78,8 +79,17 @@ def run(settings: Settings, rev: str, patches: str, args: list[str], *, stats_di
     return result.exit_code
 
 
-def stats(settings: Settings, directory: Path, rev: str | None, patches: str, *, json_out: str | None,
-          markdown_out: str | None, loops: float | None, lenient: bool) -> None:
+def stats(
+    settings: Settings,
+    directory: Path,
+    rev: str | None,
+    patches: str,
+    *,
+    json_out: str | None,
+    markdown_out: str | None,
+    loops: float | None,
+    lenient: bool,
+) -> None:
     from pystats_harness.stats import statscmd
 
     entry = find_build(settings, rev, patches) if rev else None
@@ -88,15 +98,27 @@ def stats(settings: Settings, directory: Path, rev: str | None, patches: str, *,
     out = stdout_console()
     out.print(statscmd.summary_table(collection))
     meta = collection.metadata
-    out.print(f"{meta.get('nfiles', '?')} files, {len(collection.counters)} counters, "
-              f"{len(collection.unknown)} unknown lines" + (f"; JSON: {json_out}" if json_out else "")
-              + (f"; Markdown: {markdown_out}" if markdown_out else ""))
+    out.print(
+        f"{meta.get('nfiles', '?')} files, {len(collection.counters)} counters, "
+        f"{len(collection.unknown)} unknown lines"
+        + (f"; JSON: {json_out}" if json_out else "")
+        + (f"; Markdown: {markdown_out}" if markdown_out else "")
+    )
     for warning in meta.get("warnings", [])[:10]:
         Reporter().warn(str(warning))
 
 
-def compare(settings: Settings, base: Path, head: Path, *, json_out: str | None, markdown_out: str | None,
-            threshold: float, family: bool, limit: int) -> None:
+def compare(
+    settings: Settings,
+    base: Path,
+    head: Path,
+    *,
+    json_out: str | None,
+    markdown_out: str | None,
+    threshold: float,
+    family: bool,
+    limit: int,
+) -> None:
     from pystats_harness.stats import compare as _compare
     from pystats_harness.stats import statscmd
 
@@ -120,13 +142,16 @@ def patches(settings: Settings, rev: str, requested: str) -> None:
 
 
 def verify(settings: Settings, rev: str, requested: str) -> None:
-    from pystats_harness.build import fingerprint
-    from pystats_harness.build import probes
+    from pystats_harness.build import fingerprint, probes
     from pystats_harness.errors import VerificationFailed
 
     entry = find_build(settings, rev, requested)
     report = probes.collect(settings, entry)
-    stdout_console().print(fingerprint.render_table(report.verdicts, title=f"behaviour fingerprint of {rev} (--patches {requested})"))
+    stdout_console().print(
+        fingerprint.render_table(report.verdicts, title=f"behaviour fingerprint of {rev} (--patches {requested})")
+    )
     if not report.ok:
         raise VerificationFailed(
-            f"{rev} (--patches {requested}) differs from fixed pystats in: " + ", ".join(m.split(":")[0] for m in report.mismatches))
+            f"{rev} (--patches {requested}) differs from fixed pystats in: "
+            + ", ".join(m.split(":")[0] for m in report.mismatches)
+        )

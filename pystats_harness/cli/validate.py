@@ -8,16 +8,16 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from pystats_harness.validate import baseline as _baseline
 from pystats_harness.build import execute as _build
-from pystats_harness.validate import runs as measure
-from pystats_harness.validate import report as validate_report
 from pystats_harness.build.cache import CacheEntry, lookup
 from pystats_harness.config import Settings
 from pystats_harness.console import Reporter, stdout_console
-from pystats_harness.errors import ConfigError, RunFailed, VerificationFailed
+from pystats_harness.errors import ConfigError, VerificationFailed
+from pystats_harness.validate import baseline as _baseline
+from pystats_harness.validate import report as validate_report
+from pystats_harness.validate import runs as measure
+from pystats_harness.validate.steps import ValidationReport, count_jobs, validate
 from pystats_harness.validate.suiteconfig import SuiteConfig, load_suite
-from pystats_harness.validate.steps import StepResult, ValidationReport, count_jobs, validate
 
 
 def choose_workloads(suite: SuiteConfig, selection: str | None) -> dict[str, int]:
@@ -30,7 +30,9 @@ def choose_workloads(suite: SuiteConfig, selection: str | None) -> dict[str, int
         elif (measure.SUITE_DIR / "workloads" / f"{name}.py").is_file():
             chosen[name] = min(suite.workloads.values())
         else:
-            raise ConfigError(f"unknown workload {name!r}; known: {', '.join(suite.workloads)} (and {suite.leak_workload})")
+            raise ConfigError(
+                f"unknown workload {name!r}; known: {', '.join(suite.workloads)} (and {suite.leak_workload})"
+            )
     return chosen
 
 
@@ -44,12 +46,19 @@ def ensure_build(settings: Settings, rev: str, patches: str, reporter: Reporter)
 
 
 def _progress() -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=Reporter().console, transient=True)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Reporter().console,
+        transient=True,
+    )
 
 
-def run_validate(settings: Settings, rev: str, patches: str, *, workloads: str | None, jobs: int, out: str | None,
-                 leak: bool = False) -> ValidationReport:
+def run_validate(
+    settings: Settings, rev: str, patches: str, *, workloads: str | None, jobs: int, out: str | None, leak: bool = False
+) -> ValidationReport:
     reporter = Reporter()
     suite = load_suite()
     chosen = choose_workloads(suite, workloads)
@@ -61,9 +70,21 @@ def run_validate(settings: Settings, rev: str, patches: str, *, workloads: str |
         raise FingerprintFailed(f"validation failed at fingerprint: {exc}") from None
     with _progress() as progress:
         task = progress.add_task(f"validating {rev}", total=count_jobs(chosen, suite))
-        report = validate(settings, entry, chosen, suite, jobs=jobs, tick=lambda: progress.advance(task), leak=leak,
-                          baselines_root=settings.baselines_dir)
-    out_dir = Path(out) if out else settings.cache_dir / "validate" / f"{time.strftime('%Y%m%dT%H%M%S')}-{rev.replace('/', '_')}"
+        report = validate(
+            settings,
+            entry,
+            chosen,
+            suite,
+            jobs=jobs,
+            tick=lambda: progress.advance(task),
+            leak=leak,
+            baselines_root=settings.baselines_dir,
+        )
+    out_dir = (
+        Path(out)
+        if out
+        else settings.cache_dir / "validate" / f"{time.strftime('%Y%m%dT%H%M%S')}-{rev.replace('/', '_')}"
+    )
     paths = validate_report.write_all(report, out_dir)
     console = stdout_console()
     console.print(validate_report.to_rich(report))
@@ -90,15 +111,30 @@ def run_baseline(settings: Settings, rev: str, patches: str, *, workloads: str |
             finally:
                 progress.advance(task)
 
-        nulls = dict(zip(loops_needed, pool.map(run, [(suite.null_workload, measure.Shape(lp, suite.values, suite.warmups)) for lp in loops_needed])))
+        nulls = dict(
+            zip(
+                loops_needed,
+                pool.map(
+                    run, [(suite.null_workload, measure.Shape(lp, suite.values, suite.warmups)) for lp in loops_needed]
+                ),
+            )
+        )
         results = dict(zip(chosen, pool.map(run, shapes.items())))
     written = []
     for w, result in results.items():
         lp = chosen[w]
         per_loop = _baseline.net_per_loop(result.collection.counters, nulls[lp].collection.counters, lp * suite.values)
-        meta = {"revision": rev, "sha": manifest["sha"], "commit_date": manifest["commit_date"],
-                "patches": [p["id"] for p in manifest["patches"]], "loops": lp, "values": suite.values,
-                "warmups": suite.warmups, "path": "manual", "net_of": suite.null_workload}
+        meta = {
+            "revision": rev,
+            "sha": manifest["sha"],
+            "commit_date": manifest["commit_date"],
+            "patches": [p["id"] for p in manifest["patches"]],
+            "loops": lp,
+            "values": suite.values,
+            "warmups": suite.warmups,
+            "path": "manual",
+            "net_of": suite.null_workload,
+        }
         written.append(_baseline.record(version, w, per_loop, meta, settings.baselines_dir))
     out = stdout_console()
     for p in written:

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import docker
 import docker.errors
 import requests.exceptions
 
+import docker
 from pystats_harness.errors import EngineUnavailable, ImageError, RunFailed
 from pystats_harness.infra.fs import pid_alive
 
@@ -72,7 +72,9 @@ def image_id(client: docker.DockerClient, tag: str) -> str | None:
 def require_image(client: docker.DockerClient, tag: str) -> str:
     found = image_id(client, tag)
     if found is None:
-        raise ImageError(f"builder image {tag} not found; build it with `invoke image` (offline: `invoke image --bootstrap`)")
+        raise ImageError(
+            f"builder image {tag} not found; build it with `invoke image` (offline: `invoke image --bootstrap`)"
+        )
     return found
 
 
@@ -80,7 +82,9 @@ def import_rootfs(client: docker.DockerClient, tar_path: Path, tag: str, changes
     """``docker import`` of a root filesystem tarball; returns the image id."""
     repo, _, version = tag.rpartition(":")
     try:
-        client.api.import_image_from_file(str(tar_path), repository=repo or tag, tag=version or "latest", changes=list(changes))
+        client.api.import_image_from_file(
+            str(tar_path), repository=repo or tag, tag=version or "latest", changes=list(changes)
+        )
     except docker.errors.APIError as exc:
         raise ImageError(f"importing {tar_path} as {tag} failed: {exc.explanation or exc}") from None
     return require_image(client, tag)
@@ -92,7 +96,9 @@ def build_image(
     """Build ``context``/Dockerfile with the engine's own builder, streaming its output."""
     last_error = None
     try:
-        for chunk in client.api.build(path=str(context), tag=tag, buildargs=dict(buildargs), rm=True, forcerm=True, decode=True):
+        for chunk in client.api.build(
+            path=str(context), tag=tag, buildargs=dict(buildargs), rm=True, forcerm=True, decode=True
+        ):
             if "stream" in chunk:
                 for line in chunk["stream"].splitlines():
                     if line.strip():
@@ -191,7 +197,9 @@ class Container:
         self._remove()
 
 
-def run(client: docker.DockerClient, spec: ContainerSpec, *, timeout: float | None = None, keep: bool = False) -> ContainerResult:
+def run(
+    client: docker.DockerClient, spec: ContainerSpec, *, timeout: float | None = None, keep: bool = False
+) -> ContainerResult:
     """Run a container to completion and return its exit code, stdout and stderr separately."""
     with Container(client, spec, keep=keep) as container:
         code = container.wait(timeout=timeout)

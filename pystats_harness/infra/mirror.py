@@ -15,7 +15,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import git
@@ -107,7 +107,7 @@ class Mirror:
                     f"revision {rev!r} not found in the mirror {self.path}; try `invoke mirror` to update "
                     "it, `invoke import-release TARBALL` for a release, or a full sha"
                 ) from None
-            date = datetime.fromtimestamp(commit.committed_date, tz=timezone.utc).isoformat()
+            date = datetime.fromtimestamp(commit.committed_date, tz=UTC).isoformat()
             return CommitInfo(rev=rev, sha=commit.hexsha, date=date, subject=commit.summary)
 
     def read_file(self, sha: str, path: str) -> str | None:
@@ -141,7 +141,7 @@ class Mirror:
             if not bases:
                 return None
             c = bases[0]
-            date = datetime.fromtimestamp(c.committed_date, tz=timezone.utc).isoformat()
+            date = datetime.fromtimestamp(c.committed_date, tz=UTC).isoformat()
             return CommitInfo(rev=c.hexsha, sha=c.hexsha, date=date, subject=c.summary)
 
     def ancestry_path(self, good: str, bad: str) -> list[CommitInfo]:
@@ -152,7 +152,7 @@ class Mirror:
                 CommitInfo(
                     rev=c.hexsha,
                     sha=c.hexsha,
-                    date=datetime.fromtimestamp(c.committed_date, tz=timezone.utc).isoformat(),
+                    date=datetime.fromtimestamp(c.committed_date, tz=UTC).isoformat(),
                     subject=c.summary,
                 )
                 for c in commits

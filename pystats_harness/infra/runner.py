@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pystats_harness.infra import engine
 from pystats_harness.build.cache import PREFIX_IN_CONTAINER, PYTHON_IN_CONTAINER, CacheEntry
 from pystats_harness.config import Settings
 from pystats_harness.errors import NotBuilt
+from pystats_harness.infra import engine
 
 STATS_DIR_IN_CONTAINER = "/tmp/py_stats"
 
@@ -48,7 +48,9 @@ def new_run_dir(settings: Settings, entry: CacheEntry, label: str) -> Path:
     return path
 
 
-def container_spec(settings: Settings, entry: CacheEntry, request: RunRequest, run_dir: Path, image: str) -> engine.ContainerSpec:
+def container_spec(
+    settings: Settings, entry: CacheEntry, request: RunRequest, run_dir: Path, image: str
+) -> engine.ContainerSpec:
     """Pure: the container for one run (install read-only, private /tmp/py_stats, no network)."""
     mounts = [engine.Mount(str(entry.install_dir), PREFIX_IN_CONTAINER, read_only=True)]
     if entry.source_dir.is_dir():

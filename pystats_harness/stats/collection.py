@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pystats_harness.stats.dumps import DumpResult, classify, parse_files
 from pystats_harness.errors import ConfigError, StatsParseError
+from pystats_harness.stats.dumps import DumpResult, classify, parse_files
 from pystats_harness.stats.names import NameTables
 
 SCHEMA = "pystats-harness/1"
@@ -43,8 +43,12 @@ class Collection:
         return self.counters.get(name, default)
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": self.schema, "metadata": dict(self.metadata),
-                "counters": dict(sorted(self.counters.items())), "unknown": list(self.unknown)}
+        return {
+            "schema": self.schema,
+            "metadata": dict(self.metadata),
+            "counters": dict(sorted(self.counters.items())),
+            "unknown": list(self.unknown),
+        }
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any], source: str = "<json>") -> Collection:
@@ -96,8 +100,9 @@ def name_counters(raw: Mapping[str, int], names: NameTables | None) -> tuple[dic
             unknown.append(key)
             _add(counters, f"other.{key}", value)
         else:
-            prefix = {"call": "calls", "object": "objects", "rare_event": "rare_events",
-                      "free_threading": "ft"}.get(kind, kind)
+            prefix = {"call": "calls", "object": "objects", "rare_event": "rare_events", "free_threading": "ft"}.get(
+                kind, kind
+            )
             _add(counters, ".".join((prefix, *parts)), value)
     if names is not None:
         counters.update(family_totals(counters, names))
@@ -129,8 +134,9 @@ def family_totals(counters: Mapping[str, int], names: NameTables) -> dict[str, i
     return out
 
 
-def collect(paths: Sequence[Path], names: NameTables | None, metadata: Mapping[str, Any],
-            lenient: bool = False) -> Collection:
+def collect(
+    paths: Sequence[Path], names: NameTables | None, metadata: Mapping[str, Any], lenient: bool = False
+) -> Collection:
     """Read dump files (see :mod:`pystats_harness.stats.dumps`) into one named collection."""
     return from_dump(parse_files([Path(p) for p in paths], lenient=lenient), names, metadata)
 
@@ -142,8 +148,7 @@ def from_dump(dump: DumpResult, names: NameTables | None, metadata: Mapping[str,
     meta["nfiles"] = len(dump.sources)
     if names is not None:
         meta.setdefault("python_version", names.python_version)
-    numeric = any(part.isdigit() for name in counters if name.startswith("opcode.")
-                  for part in name.split(".")[1:2])
+    numeric = any(part.isdigit() for name in counters if name.startswith("opcode.") for part in name.split(".")[1:2])
     meta["naming"] = "names.json" if names else ("numeric-unnamed" if numeric else "dump-names")
     meta["specializable"] = specializable
     if dump.warnings:
@@ -184,8 +189,9 @@ def per_loop(collection: Collection, loops: Number | None = None) -> Collection:
     """Divide every counter by the number of benchmark loops (default: ``metadata["loops"]``)."""
     n = collection.metadata.get("loops") if loops is None else loops
     if isinstance(n, bool) or not isinstance(n, (int, float)) or not math.isfinite(n) or n <= 0:
-        raise ConfigError(f"per_loop() needs a positive number of loops (got {n!r}); "
-                          "pass loops= or record metadata['loops']")
+        raise ConfigError(
+            f"per_loop() needs a positive number of loops (got {n!r}); pass loops= or record metadata['loops']"
+        )
     meta = dict(collection.metadata, loops=n, per_loop=True)
     return Collection(meta, {k: v / n for k, v in collection.counters.items()}, collection.unknown)
 

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pystats_harness.errors import ConfigError, StatsParseError
 from pystats_harness.stats.collection import Collection, Number
 from pystats_harness.stats.dumps import classify
-from pystats_harness.errors import ConfigError, StatsParseError
 from pystats_harness.stats.names import NameTables
 
 if TYPE_CHECKING:
@@ -69,8 +69,10 @@ def compare(base: Collection, head: Collection, *, threshold: float = 0.0, famil
         raise ConfigError("cannot compare a per-loop collection with a raw one; normalise both or neither")
     unnamed = "numeric-unnamed" in (base.metadata.get("naming"), head.metadata.get("naming"))
     if unnamed and (base.metadata.get("sha") is None or base.metadata.get("sha") != head.metadata.get("sha")):
-        raise ConfigError("a collection has unnamed opcode numbers, which differ between builds; "
-                          "collect 3.11/3.12 dumps with that build's names.json")
+        raise ConfigError(
+            "a collection has unnamed opcode numbers, which differ between builds; "
+            "collect 3.11/3.12 dumps with that build's names.json"
+        )
     rows: list[Row] = []
     hidden = 0
     for name in set(base.counters) | set(head.counters):
@@ -115,10 +117,14 @@ def _label(meta: Mapping[str, Any]) -> str:
 def to_markdown(comparison: Comparison, limit: int = 50) -> str:
     """A GitHub-flavoured Markdown table, ready to paste into a CPython issue."""
     c = comparison
-    lines = [f"**pystats**: base {_label(c.base)} → head {_label(c.head)}"
-             + (" (family totals)" if c.family_view else "")
-             + (" (per loop)" if c.base.get("per_loop") else ""), "",
-             "| Counter | Base | Head | Δ | Change |", "|:---|---:|---:|---:|---:|"]
+    lines = [
+        f"**pystats**: base {_label(c.base)} → head {_label(c.head)}"
+        + (" (family totals)" if c.family_view else "")
+        + (" (per loop)" if c.base.get("per_loop") else ""),
+        "",
+        "| Counter | Base | Head | Δ | Change |",
+        "|:---|---:|---:|---:|---:|",
+    ]
     for row in c.rows[:limit]:
         name = row.name.replace("|", "\\|")
         lines.append(f"| `{name}` | {_num(row.base)} | {_num(row.head)} | {_num(row.delta, True)} | {_change(row)} |")
@@ -136,29 +142,52 @@ def to_rich_table(comparison: Comparison, limit: int = 50) -> Table:
     from rich.table import Table
 
     c = comparison
-    table = Table(title=f"base {_label(c.base)}\nhead {_label(c.head)}",
-                  caption=(f"{len(c.rows) - limit} more rows not shown" if len(c.rows) > limit else None))
+    table = Table(
+        title=f"base {_label(c.base)}\nhead {_label(c.head)}",
+        caption=(f"{len(c.rows) - limit} more rows not shown" if len(c.rows) > limit else None),
+    )
     table.add_column("Counter", overflow="fold")
     for title in ("Base", "Head", "Δ", "Change"):
         table.add_column(title, justify="right")
     styles = {"new": "cyan", "gone": "magenta", "same": "dim"}
     for row in c.rows[:limit]:
         style = styles.get(row.status, "yellow" if row.delta > 0 else "blue")
-        table.add_row(row.name, _num(row.base), _num(row.head), _num(row.delta, True),
-                      f"[{style}]{_change(row)}[/{style}]")
+        table.add_row(
+            row.name, _num(row.base), _num(row.head), _num(row.delta, True), f"[{style}]{_change(row)}[/{style}]"
+        )
     return table
 
 
 def to_json(comparison: Comparison) -> str:
     c = comparison
-    rows = [{"name": r.name, "base": r.base, "head": r.head, "delta": r.delta, "ratio": r.ratio,
-             "change": r.change if math.isfinite(r.change) else None, "status": r.status} for r in c.rows]
-    return json.dumps({"schema": COMPARE_SCHEMA, "base": dict(c.base), "head": dict(c.head),
-                       "threshold": c.threshold, "family_view": c.family_view, "hidden": c.hidden,
-                       "rows": rows}, indent=1)
+    rows = [
+        {
+            "name": r.name,
+            "base": r.base,
+            "head": r.head,
+            "delta": r.delta,
+            "ratio": r.ratio,
+            "change": r.change if math.isfinite(r.change) else None,
+            "status": r.status,
+        }
+        for r in c.rows
+    ]
+    return json.dumps(
+        {
+            "schema": COMPARE_SCHEMA,
+            "base": dict(c.base),
+            "head": dict(c.head),
+            "threshold": c.threshold,
+            "family_view": c.family_view,
+            "hidden": c.hidden,
+            "rows": rows,
+        },
+        indent=1,
+    )
 
 
 # --- cross-check against CPython's own Tools/scripts/summarize_stats.py ------------------------------
+
 
 @dataclass(frozen=True)
 class Mismatch:
@@ -207,8 +236,11 @@ def _from_summarize_markdown(text: str) -> dict[str, int]:
             h2, h3 = line[3:].strip(), ""
         elif line.startswith("### "):
             h3 = line[4:].strip()
-        if not line.startswith("|") or line.startswith("|---") or (
-                i + 1 < len(lines) and lines[i + 1].startswith("|---")):
+        if (
+            not line.startswith("|")
+            or line.startswith("|---")
+            or (i + 1 < len(lines) and lines[i + 1].startswith("|---"))
+        ):
             continue
         cells = _cells(line)
         if len(cells) < 2 or (value := _int(cells[1])) is None:
@@ -217,8 +249,11 @@ def _from_summarize_markdown(text: str) -> dict[str, int]:
             out[f"opcode.{cells[0]}.execution_count"] = value
         elif h2 == "Specialization stats" and h3:
             label = cells[0].removeprefix("specialization.")
-            field = {"unquickened": "execution_count", "Success": "specialization.success",
-                     "Failure": "specialization.failure"}.get(label)
+            field = {
+                "unquickened": "execution_count",
+                "Success": "specialization.success",
+                "Failure": "specialization.failure",
+            }.get(label)
             if field is None and label in ("hit", "miss", "deferred", "deopt"):
                 field = f"specialization.{label}"
             if field:
@@ -226,8 +261,9 @@ def _from_summarize_markdown(text: str) -> dict[str, int]:
     return out
 
 
-def crosscheck(collection: Collection, summarize_output: str | Mapping[str, Any],
-               names: NameTables | None = None) -> list[Mismatch]:
+def crosscheck(
+    collection: Collection, summarize_output: str | Mapping[str, Any], names: NameTables | None = None
+) -> list[Mismatch]:
     """Compare execution counts and specialization totals with summarize_stats.py's output for the
     same files: its ``--json-output`` document (3.12+; numeric 3.12 keys need ``names``) or its
     Markdown (3.11).  Returns the counters that differ (empty list: they agree)."""
@@ -239,8 +275,10 @@ def crosscheck(collection: Collection, summarize_output: str | Mapping[str, Any]
             raise StatsParseError(f"summarize_stats JSON is invalid at line {exc.lineno}: {exc.msg}") from exc
     theirs = _from_summarize_json(doc, names) if isinstance(doc, Mapping) else _from_summarize_markdown(doc)
     if not theirs:
-        raise StatsParseError("no execution counts found in the summarize_stats output: pass its Markdown "
-                              "(3.11) or its --json-output document (3.12+; its Markdown uses HTML tables)")
+        raise StatsParseError(
+            "no execution counts found in the summarize_stats output: pass its Markdown "
+            "(3.11) or its --json-output document (3.12+; its Markdown uses HTML tables)"
+        )
     mismatches: list[Mismatch] = []
     nfiles = theirs.pop("__nfiles__", None)
     if nfiles is not None and nfiles != collection.metadata.get("nfiles"):

@@ -17,7 +17,6 @@ with ``lenient=True``, are skipped and recorded as a :class:`ParseWarning`.
 from __future__ import annotations
 
 import os
-
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -28,8 +27,20 @@ from typing import Any
 from pystats_harness.errors import StatsParseError
 
 KINDS: tuple[str, ...] = (
-    "opcode", "specializable", "specialization", "failure_kind", "pair", "call", "object", "gc",
-    "uop", "uop_pair", "optimizer", "rare_event", "free_threading", "other",
+    "opcode",
+    "specializable",
+    "specialization",
+    "failure_kind",
+    "pair",
+    "call",
+    "object",
+    "gc",
+    "uop",
+    "uop_pair",
+    "optimizer",
+    "rare_event",
+    "free_threading",
+    "other",
 )
 
 # Printed only by _Py_PrintSpecializationStats(0), which no caller uses; tolerated with a warning.
@@ -257,7 +268,8 @@ class _Accumulator:
             else:
                 raise StatsParseError(
                     f"{source}:{lineno}: malformed stats line {text[:80]!r} (expected '<key>: <integer>'); "
-                    "pass lenient=True to skip such lines")
+                    "pass lenient=True to skip such lines"
+                )
 
     def result(self, sources: tuple[str, ...]) -> DumpResult:
         totals = self.totals
@@ -322,7 +334,7 @@ def parse_files(paths: Iterable[Path], *, lenient: bool = False, workers: int | 
     from concurrent.futures import ProcessPoolExecutor
 
     size = -(-len(sources) // workers)
-    chunks = [sources[i:i + size] for i in range(0, len(sources), size)]
+    chunks = [sources[i : i + size] for i in range(0, len(sources), size)]
     with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("fork")) as pool:
         parts = list(pool.map(_parse_chunk, chunks, [lenient] * len(chunks)))
     raw: dict[str, int] = {}

@@ -21,7 +21,7 @@ NAMES_SCHEMA = "pystats-harness/names/1"
 # Run inside the freshly built interpreter: ``python3 -c CAPTURE_SCRIPT``; prints one JSON document.
 # Written for 3.11+ (no newer syntax); every lookup is guarded; it ends with os._exit(0) so that a
 # 3.11/3.12 stats build does not write its exit dump into /tmp/py_stats (or onto stderr).
-CAPTURE_SCRIPT = r'''
+CAPTURE_SCRIPT = r"""
 import json, os, sys
 out = {"schema": "pystats-harness/names-capture/1", "errors": [], "opname": None, "opnames": None,
        "opnames_source": None, "families": None, "specialized_instructions": None, "specialized_opmap": None,
@@ -86,7 +86,7 @@ sys.stdout.write(json.dumps(out, sort_keys=True))
 sys.stdout.write("\n")
 sys.stdout.flush()
 os._exit(0)
-'''
+"""
 
 _DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(SPEC_FAIL|EVAL_CALL)_([A-Za-z0-9_]+)[ \t]+([0-9]+)\b", re.M)
 
@@ -152,14 +152,25 @@ class NameTables:
         """Build from ``CAPTURE_SCRIPT``'s stdout and :func:`source_defines`' result."""
         doc = json.loads(capture) if isinstance(capture, str) else dict(capture)
         if not doc.get("opnames"):
-            raise ConfigError(f"names capture has no opcode table (errors: {doc.get('errors')}); "
-                              "run CAPTURE_SCRIPT with the build's own interpreter")
-        extra = {k: doc.get(k) for k in ("opnames_source", "fill_agrees", "dis_all_opname_agrees",
-                                          "stats_functions", "version", "errors")}
-        return cls.from_json({"schema": NAMES_SCHEMA, "python_version": doc.get("python_version", "?"),
-                              "opnames": doc["opnames"], "families": doc.get("families") or {},
-                              "spec_fail": defines.get("spec_fail", []),
-                              "eval_call": defines.get("eval_call", []), "extra": extra})
+            raise ConfigError(
+                f"names capture has no opcode table (errors: {doc.get('errors')}); "
+                "run CAPTURE_SCRIPT with the build's own interpreter"
+            )
+        extra = {
+            k: doc.get(k)
+            for k in ("opnames_source", "fill_agrees", "dis_all_opname_agrees", "stats_functions", "version", "errors")
+        }
+        return cls.from_json(
+            {
+                "schema": NAMES_SCHEMA,
+                "python_version": doc.get("python_version", "?"),
+                "opnames": doc["opnames"],
+                "families": doc.get("families") or {},
+                "spec_fail": defines.get("spec_fail", []),
+                "eval_call": defines.get("eval_call", []),
+                "extra": extra,
+            }
+        )
 
     @classmethod
     def from_json(cls, doc: str | Mapping[str, Any]) -> NameTables:
@@ -176,10 +187,15 @@ class NameTables:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": NAMES_SCHEMA, "python_version": self.python_version, "opnames": list(self.opnames),
-                "families": {k: list(v) for k, v in self.families.items()},
-                "spec_fail": [list(d) for d in self.spec_fail], "eval_call": [list(d) for d in self.eval_call],
-                "extra": dict(self.extra)}
+        return {
+            "schema": NAMES_SCHEMA,
+            "python_version": self.python_version,
+            "opnames": list(self.opnames),
+            "families": {k: list(v) for k, v in self.families.items()},
+            "spec_fail": [list(d) for d in self.spec_fail],
+            "eval_call": [list(d) for d in self.eval_call],
+            "extra": dict(self.extra),
+        }
 
     def opname(self, num: int | str) -> str:
         """Name of opcode ``num``; a name (3.13+ dumps) is returned unchanged; unknown -> ``<num>``."""
@@ -218,7 +234,7 @@ class NameTables:
         for prefix in _fail_prefixes(self.family(family)):
             for name in names:
                 if name.startswith(prefix + "_"):
-                    text = name[len(prefix) + 1:].lower()
+                    text = name[len(prefix) + 1 :].lower()
                     return f"{text}_{kind}" if text in generic else text
         return f"kind_{kind}"
 
@@ -227,4 +243,3 @@ class NameTables:
             if value == int(index) and name != "KINDS":
                 return name.lower()
         return f"kind_{index}"
-

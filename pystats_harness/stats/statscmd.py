@@ -9,10 +9,10 @@ from pathlib import Path
 
 from rich.table import Table
 
-from pystats_harness.stats import collection as _collection
-from pystats_harness.stats import compare as _compare
 from pystats_harness.build.cache import CacheEntry
 from pystats_harness.errors import ConfigError, StatsParseError
+from pystats_harness.stats import collection as _collection
+from pystats_harness.stats import compare as _compare
 from pystats_harness.stats.names import NameTables
 
 
@@ -49,8 +49,13 @@ def metadata_for(entry: CacheEntry | None, rev: str | None) -> dict:
     if entry is None:
         return {"revision": rev} if rev else {}
     m = entry.manifest()
-    return {"revision": rev or m["revision"], "sha": m["sha"], "python_version": m["python"].get("version"),
-            "build_key": entry.key, "patches": [p["id"] for p in m["patches"]]}
+    return {
+        "revision": rev or m["revision"],
+        "sha": m["sha"],
+        "python_version": m["python"].get("version"),
+        "build_key": entry.key,
+        "patches": [p["id"] for p in m["patches"]],
+    }
 
 
 def summary_rows(c: _collection.Collection, limit: int) -> list[tuple[str, float]]:
@@ -60,9 +65,13 @@ def summary_rows(c: _collection.Collection, limit: int) -> list[tuple[str, float
 
 def summary_markdown(c: _collection.Collection, limit: int = 30) -> str:
     meta = c.metadata
-    lines = [f"**pystats** {meta.get('revision', '?')} ({str(meta.get('sha', ''))[:12]}), "
-             f"Python {meta.get('python_version', '?')}, {meta.get('nfiles', '?')} files", "",
-             "| Family | Executions | Hit | Miss | Deopt |", "|:---|---:|---:|---:|---:|"]
+    lines = [
+        f"**pystats** {meta.get('revision', '?')} ({str(meta.get('sha', ''))[:12]}), "
+        f"Python {meta.get('python_version', '?')}, {meta.get('nfiles', '?')} files",
+        "",
+        "| Family | Executions | Hit | Miss | Deopt |",
+        "|:---|---:|---:|---:|---:|",
+    ]
     for name, value in summary_rows(c, limit):
         fam = name.split(".")[1]
         spec = [c.get(f"family.{fam}.specialization.{k}", 0) for k in ("hit", "miss", "deopt")]
@@ -76,13 +85,18 @@ def summary_table(c: _collection.Collection, limit: int = 30) -> Table:
         t.add_column(col, justify=justify)  # type: ignore[arg-type]
     for name, value in summary_rows(c, limit):
         fam = name.split(".")[1]
-        t.add_row(fam, f"{value:,.0f}", f"{c.get(f'family.{fam}.specialization.hit', 0):,.0f}",
-                  f"{c.get(f'family.{fam}.specialization.miss', 0):,.0f}")
+        t.add_row(
+            fam,
+            f"{value:,.0f}",
+            f"{c.get(f'family.{fam}.specialization.hit', 0):,.0f}",
+            f"{c.get(f'family.{fam}.specialization.miss', 0):,.0f}",
+        )
     return t
 
 
-def make_collection(directory: Path, entry: CacheEntry | None, rev: str | None, *, loops: float | None,
-                    lenient: bool) -> _collection.Collection:
+def make_collection(
+    directory: Path, entry: CacheEntry | None, rev: str | None, *, loops: float | None, lenient: bool
+) -> _collection.Collection:
     files = dump_files(directory)
     c = _collection.collect(files, names_for(entry), metadata_for(entry, rev), lenient=lenient)
     return _collection.per_loop(c, loops) if loops else c

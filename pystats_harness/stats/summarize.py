@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pystats_harness.infra import engine
 from pystats_harness.build.cache import CacheEntry
-from pystats_harness.stats.compare import Mismatch, crosscheck
 from pystats_harness.config import Settings
 from pystats_harness.errors import RunFailed
+from pystats_harness.infra import engine
 from pystats_harness.infra.runner import RunRequest, run_python
+from pystats_harness.stats.compare import Mismatch, crosscheck
 from pystats_harness.stats.statscmd import dump_files, make_collection, names_for
 
 SCRIPT = "/src/Tools/scripts/summarize_stats.py"

@@ -64,11 +64,17 @@ def expected_bracketed_loops(loops, values, processes, warmups=0):
     ``warmups`` more, whose counts pyperf's pystats hook clears before the values start).  Per
     worker dump: ``expected_bracketed_loops(loops, values, 1, warmups)``.
     """
-    for name, value, low in (("loops", loops, 1), ("values", values, 1),
-                             ("processes", processes, 1), ("warmups", warmups, 0)):
+    for name, value, low in (
+        ("loops", loops, 1),
+        ("values", values, 1),
+        ("processes", processes, 1),
+        ("warmups", warmups, 0),
+    ):
         if not isinstance(value, int) or value < low:
-            raise ValueError("%s must be an int >= %d (loops=0 means pyperf calibration, "
-                             "which brackets an unknown number of loops): %r" % (name, low, value))
+            raise ValueError(
+                "%s must be an int >= %d (loops=0 means pyperf calibration, "
+                "which brackets an unknown number of loops): %r" % (name, low, value)
+            )
     return loops * values * processes
 
 
@@ -84,7 +90,7 @@ def _take_option(argv, name, default):
             i += 2
             continue
         if arg.startswith(name + "="):
-            value = arg[len(name) + 1:]
+            value = arg[len(name) + 1 :]
             i += 1
             continue
         out.append(arg)
@@ -110,6 +116,7 @@ def main():
     sys.argv[1:] = argv
 
     import common
+
     try:
         import pyperf
     except ImportError as exc:
@@ -122,14 +129,12 @@ def main():
             cmd.append("--leak")
         cmd.append(args.workload)
 
-    runner = pyperf.Runner(program_args=("-B", os.path.abspath(__file__)),
-                           add_cmdline_args=add_cmdline_args, warmups=0)
+    runner = pyperf.Runner(program_args=("-B", os.path.abspath(__file__)), add_cmdline_args=add_cmdline_args, warmups=0)
     runner.argparser.add_argument("workload")
     runner.argparser.set_defaults(leak_flag=leak)
     args = runner.parse_args()
     if not args.worker and args.loops < 1:
-        print("ERROR: give --loops N >= 1 (calibration would bracket an unknown number of loops)",
-              file=sys.stderr)
+        print("ERROR: give --loops N >= 1 (calibration would bracket an unknown number of loops)", file=sys.stderr)
         return 2
     inherit = list(args.inherit_environ or ())
     if "PYTHONHASHSEED" not in inherit:

@@ -209,8 +209,7 @@ def _make_extarg():
 
 extarg = _make_extarg()
 
-KERNELS = {"arith": arith, "attrs": attrs, "calls": calls, "branches": branches, "poly": poly,
-           "extarg": extarg}
+KERNELS = {"arith": arith, "attrs": attrs, "calls": calls, "branches": branches, "poly": poly, "extarg": extarg}
 
 CALLEES = {"calls": ("_add", "_Counter.get")}
 """Python functions each iteration calls exactly once (straight-line bodies)."""
@@ -230,16 +229,28 @@ specialization after the first adaptive counter expiry) ends well inside the fir
 _GROUP_311_JUMPS = "POP_JUMP_IF_TRUE/FALSE (3.11 group)"
 
 GROUPS = {
-    _GROUP_311_JUMPS: ("POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_FALSE",
-                       "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_TRUE"),
+    _GROUP_311_JUMPS: (
+        "POP_JUMP_FORWARD_IF_FALSE",
+        "POP_JUMP_BACKWARD_IF_FALSE",
+        "POP_JUMP_FORWARD_IF_TRUE",
+        "POP_JUMP_BACKWARD_IF_TRUE",
+    ),
 }
 """Families compared as one group (only when COMPARE_OP_*_JUMP exists, i.e. 3.11)."""
 
 _SKIP_CALL_311 = (
-    "PRECALL_NO_KW_TYPE_1", "PRECALL_NO_KW_STR_1", "PRECALL_NO_KW_TUPLE_1", "PRECALL_BUILTIN_CLASS",
-    "PRECALL_NO_KW_BUILTIN_O", "PRECALL_NO_KW_BUILTIN_FAST", "PRECALL_BUILTIN_FAST_WITH_KEYWORDS",
-    "PRECALL_NO_KW_LEN", "PRECALL_NO_KW_ISINSTANCE", "PRECALL_NO_KW_METHOD_DESCRIPTOR_O",
-    "PRECALL_METHOD_DESCRIPTOR_FAST_WITH_KEYWORDS", "PRECALL_NO_KW_METHOD_DESCRIPTOR_NOARGS",
+    "PRECALL_NO_KW_TYPE_1",
+    "PRECALL_NO_KW_STR_1",
+    "PRECALL_NO_KW_TUPLE_1",
+    "PRECALL_BUILTIN_CLASS",
+    "PRECALL_NO_KW_BUILTIN_O",
+    "PRECALL_NO_KW_BUILTIN_FAST",
+    "PRECALL_BUILTIN_FAST_WITH_KEYWORDS",
+    "PRECALL_NO_KW_LEN",
+    "PRECALL_NO_KW_ISINSTANCE",
+    "PRECALL_NO_KW_METHOD_DESCRIPTOR_O",
+    "PRECALL_METHOD_DESCRIPTOR_FAST_WITH_KEYWORDS",
+    "PRECALL_NO_KW_METHOD_DESCRIPTOR_NOARGS",
     "PRECALL_NO_KW_METHOD_DESCRIPTOR_FAST",
 )
 
@@ -266,8 +277,9 @@ IMPLIED = {
 }
 IMPLIED.update({name: {"CALL": 1} for name in _SKIP_CALL_311})
 
-_UNCONDITIONAL = frozenset(("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
-                            "JUMP", "JUMP_NO_INTERRUPT", "JUMP_ABSOLUTE"))
+_UNCONDITIONAL = frozenset(
+    ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT", "JUMP_ABSOLUTE")
+)
 _RETURNS = frozenset(("RETURN_VALUE", "RETURN_CONST"))
 
 
@@ -285,8 +297,7 @@ def opcode_names():
     import opcode
 
     names = {}
-    for mapping in (getattr(dis, "_all_opmap", None), getattr(opcode, "_specialized_opmap", None),
-                    opcode.opmap):
+    for mapping in (getattr(dis, "_all_opmap", None), getattr(opcode, "_specialized_opmap", None), opcode.opmap):
         for name, num in (mapping or {}).items():
             names.setdefault(num, name)
     return names
@@ -410,7 +421,7 @@ def expect_table(names=None):
     if any(k.startswith("COMPARE_OP_") and k.endswith("_JUMP") for k in known):
         groups = {g: [m for m in members if m in known] for g, members in GROUPS.items()}
     canaries = {}
-    for name in (names or KERNELS):
+    for name in names or KERNELS:
         counts = per_iteration(name)
         canaries[name] = {
             "per_iteration": counts,
@@ -450,12 +461,12 @@ def parse_dump(text):
         key, _, value = line.rpartition(":")
         key = key.strip()
         close = key.find("]")
-        op = key[len("opcode["):close]
-        rest = key[close + 1:]
+        op = key[len("opcode[") : close]
+        rest = key[close + 1 :]
         if rest == ".execution_count":
             field = "execution_count"
-        elif rest.startswith(".specialization.") and rest[len(".specialization."):] in _FIELDS:
-            field = rest[len(".specialization."):]
+        elif rest.startswith(".specialization.") and rest[len(".specialization.") :] in _FIELDS:
+            field = rest[len(".specialization.") :]
         else:
             continue
         entry = out.setdefault(op, dict.fromkeys(_FIELDS, 0))
@@ -565,9 +576,16 @@ def compare(dump_n, dump_2n, n, expected, table):
         if observed != exp:
             a_low, m_low = ev_low.get(family, (0, 0))
             a_high, m_high = ev_high.get(family, (0, 0))
-            mismatches.append({"family": family, "expected": exp, "observed": observed,
-                               "difference": observed - exp, "attempts": a_high - a_low,
-                               "misses": m_high - m_low})
+            mismatches.append(
+                {
+                    "family": family,
+                    "expected": exp,
+                    "observed": observed,
+                    "difference": observed - exp,
+                    "attempts": a_high - a_low,
+                    "misses": m_high - m_low,
+                }
+            )
     return mismatches
 
 
@@ -580,8 +598,11 @@ def _run(name, n):
     on = getattr(sys, "_stats_on", None)
     off = getattr(sys, "_stats_off", None)
     if on is None or off is None:
-        print("WARNING: no sys._stats_on: the dump covers the whole process (the N/2N "
-              "difference still cancels everything but the loop)", file=sys.stderr)
+        print(
+            "WARNING: no sys._stats_on: the dump covers the whole process (the N/2N "
+            "difference still cancels everything but the loop)",
+            file=sys.stderr,
+        )
         kernel(n)
         return 0
     on()
@@ -616,10 +637,14 @@ def main(argv=None):
     with open(rest[0]) as f:
         table = json.load(f)
     name, n = rest[1], int(rest[2])
-    mismatches = compare(parse_dump_dir(rest[3]), parse_dump_dir(rest[4]), n,
-                         table["canaries"][name]["per_iteration"], table)
-    json.dump({"canary": name, "n": n, "python": table.get("python"), "exact": not mismatches,
-               "mismatches": mismatches}, sys.stdout, indent=1)
+    mismatches = compare(
+        parse_dump_dir(rest[3]), parse_dump_dir(rest[4]), n, table["canaries"][name]["per_iteration"], table
+    )
+    json.dump(
+        {"canary": name, "n": n, "python": table.get("python"), "exact": not mismatches, "mismatches": mismatches},
+        sys.stdout,
+        indent=1,
+    )
     sys.stdout.write("\n")
     return 0 if not mismatches else 1
 

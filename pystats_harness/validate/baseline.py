@@ -40,14 +40,26 @@ def path_for(python_version: str, workload: str, root: Path = BASELINES_DIR) -> 
     return root / python_version / f"{workload}.json"
 
 
-def record(python_version: str, workload: str, counters: Mapping[str, float], meta: Mapping[str, Any],
-           root: Path = BASELINES_DIR) -> Path:
+def record(
+    python_version: str,
+    workload: str,
+    counters: Mapping[str, float],
+    meta: Mapping[str, Any],
+    root: Path = BASELINES_DIR,
+) -> Path:
     path = path_for(python_version, workload, root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    doc = {"schema": SCHEMA, "metadata": {**meta, "workload": workload, "python_version": python_version,
-                                          "harness_version": __version__,
-                                          "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
-           "per_loop": {k: round(v, 6) for k, v in sorted(counters.items()) if compared(k)}}
+    doc = {
+        "schema": SCHEMA,
+        "metadata": {
+            **meta,
+            "workload": workload,
+            "python_version": python_version,
+            "harness_version": __version__,
+            "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+        "per_loop": {k: round(v, 6) for k, v in sorted(counters.items()) if compared(k)},
+    }
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     tmp.replace(path)

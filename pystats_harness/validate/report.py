@@ -25,11 +25,13 @@ def _cell(value: Any) -> str:
 
 
 def _finding_columns(step: str) -> tuple[str, ...]:
-    return {"fingerprint": ("probe", "expect", "observed", "problems"),
-            "canaries": ("canary", "family", "expected", "observed", "difference"),
-            "leakage": ("workload", "check", "counter", "a", "b"),
-            "isolation": ("workload", "counter", "alone", "parallel"),
-            "baselines": ("workload", "counter", "baseline", "value", "allowed")}[step]
+    return {
+        "fingerprint": ("probe", "expect", "observed", "problems"),
+        "canaries": ("canary", "family", "expected", "observed", "difference"),
+        "leakage": ("workload", "check", "counter", "a", "b"),
+        "isolation": ("workload", "counter", "alone", "parallel"),
+        "baselines": ("workload", "counter", "baseline", "value", "allowed"),
+    }[step]
 
 
 def _title(r: ValidationReport) -> str:
@@ -52,12 +54,20 @@ def to_rich(report: ValidationReport) -> Group:
         cols = _finding_columns(s.step)
         if s.step == "leakage":
             cols = ("workload", "check", "counter", "automated / outside", "manual / null")
-        t = Table(title=f"{s.step}: {escape(s.summary)}", caption=f"{len(rows) - MAX_ROWS} more in the JSON report" if len(rows) > MAX_ROWS else None)
+        t = Table(
+            title=f"{s.step}: {escape(s.summary)}",
+            caption=f"{len(rows) - MAX_ROWS} more in the JSON report" if len(rows) > MAX_ROWS else None,
+        )
         for c in cols:
             t.add_column(c, overflow="fold")
         keys = _finding_columns(s.step)
         for f in rows[:MAX_ROWS]:
-            t.add_row(*(escape(_cell(f.get(k, ""))) if not isinstance(f.get(k), list) else escape("; ".join(f[k])) for k in keys))
+            t.add_row(
+                *(
+                    escape(_cell(f.get(k, ""))) if not isinstance(f.get(k), list) else escape("; ".join(f[k]))
+                    for k in keys
+                )
+            )
         parts.append(t)
     return Group(*parts)
 
@@ -70,8 +80,13 @@ def to_markdown(report: ValidationReport) -> str:
         if s.ok or not rows:
             continue
         keys = _finding_columns(s.step)
-        lines += ["", f"<details><summary>{s.step}: {s.summary}</summary>", "", "| " + " | ".join(keys) + " |",
-                  "|" + "---|" * len(keys)]
+        lines += [
+            "",
+            f"<details><summary>{s.step}: {s.summary}</summary>",
+            "",
+            "| " + " | ".join(keys) + " |",
+            "|" + "---|" * len(keys),
+        ]
         for f in rows[:MAX_ROWS]:
             lines.append("| " + " | ".join(_cell(f.get(k, "")).replace("|", "\\|") for k in keys) + " |")
         if len(rows) > MAX_ROWS:
@@ -90,8 +105,11 @@ def write_plot(report: ValidationReport, path: Path) -> Path:
     fig = Figure(figsize=(8, 4), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    bars = ax.bar(names, [0 if v != v else v * 100 for v in values],
-                  color=["#999999" if v != v else ("#2a9d3a" if v == 0 else "#d08c1f") for v in values])
+    bars = ax.bar(
+        names,
+        [0 if v != v else v * 100 for v in values],
+        color=["#999999" if v != v else ("#2a9d3a" if v == 0 else "#d08c1f") for v in values],
+    )
     for bar, v in zip(bars, values):
         label = "no baseline" if v != v else f"{v:.2%}"
         ax.annotate(label, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
@@ -105,7 +123,11 @@ def write_plot(report: ValidationReport, path: Path) -> Path:
 
 def write_all(report: ValidationReport, out_dir: Path) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out_dir / "validation.json", "markdown": out_dir / "validation.md", "plot": out_dir / "deviation.png"}
+    paths = {
+        "json": out_dir / "validation.json",
+        "markdown": out_dir / "validation.md",
+        "plot": out_dir / "deviation.png",
+    }
     paths["json"].write_text(json.dumps(report.to_json(), indent=1, default=str) + "\n")
     paths["markdown"].write_text(to_markdown(report))
     write_plot(report, paths["plot"])

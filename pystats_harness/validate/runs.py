@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.infra import engine
 from pystats_harness.build.cache import CacheEntry
-from pystats_harness.stats.collection import Collection, collect
 from pystats_harness.config import Settings
-from pystats_harness.resources import SUITE_DIR
 from pystats_harness.errors import ConfigError, RunFailed
+from pystats_harness.infra import engine
 from pystats_harness.infra.runner import RunRequest, RunResult, run_python
+from pystats_harness.resources import SUITE_DIR
+from pystats_harness.stats.collection import Collection, collect
 from pystats_harness.stats.statscmd import metadata_for, names_for
 
 SUITE_MOUNT = "/suite"
@@ -94,31 +94,64 @@ def _check(r: RunResult, what: str) -> RunResult:
 
 def run_manual(settings: Settings, entry: CacheEntry, workload: str, shape: Shape, client: Any = None) -> PathRun:
     mounts, target = workload_mounts(workload)
-    args = ("-B", f"{SUITE_MOUNT}/manual.py", target, str(shape.loops), "--values", str(shape.values),
-            "--warmups", str(shape.warmups))
-    request = RunRequest(args, mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True), *mounts),
-                         label=f"manual-{Path(workload).stem}")
+    args = (
+        "-B",
+        f"{SUITE_MOUNT}/manual.py",
+        target,
+        str(shape.loops),
+        "--values",
+        str(shape.values),
+        "--warmups",
+        str(shape.warmups),
+    )
+    request = RunRequest(
+        args,
+        mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True), *mounts),
+        label=f"manual-{Path(workload).stem}",
+    )
     r = _check(run_python(settings, entry, request, client), f"manual run of {workload}")
     meta = {"workload": workload, "path": "manual", "loops": shape.bracketed_loops("manual")}
     return PathRun(workload, "manual", shape, _collection(entry, [r], meta), (r,))
 
 
-def run_automated(settings: Settings, entry: CacheEntry, workload: str, shape: Shape, client: Any = None,
-                  *, leak: bool = False) -> PathRun:
+def run_automated(
+    settings: Settings, entry: CacheEntry, workload: str, shape: Shape, client: Any = None, *, leak: bool = False
+) -> PathRun:
     if not entry.manifest().get("python", {}).get("has_stats_api", True):
         raise RunFailed(
             "pyperf --hook pystats cannot bracket anything here: the interpreter has no sys._stats_on "
             "(pyperf raises HookError; older pyperf silently collected whole processes)"
         )
     mounts, target = workload_mounts(workload)
-    args = ["-B", f"{SUITE_MOUNT}/automated.py", target, "--loops", str(shape.loops), "--values", str(shape.values),
-            "--warmups", str(shape.warmups), "--processes", str(shape.processes), "--site", SITE_MOUNT, "-q",
-            "-o", "/tmp/pyperf.json"]
+    args = [
+        "-B",
+        f"{SUITE_MOUNT}/automated.py",
+        target,
+        "--loops",
+        str(shape.loops),
+        "--values",
+        str(shape.values),
+        "--warmups",
+        str(shape.warmups),
+        "--processes",
+        str(shape.processes),
+        "--site",
+        SITE_MOUNT,
+        "-q",
+        "-o",
+        "/tmp/pyperf.json",
+    ]
     if leak:
         args.append("--leak")
-    request = RunRequest(tuple(args), mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),
-                                              engine.Mount(str(_site_dir(settings)), SITE_MOUNT, read_only=True),
-                                              *mounts), label=f"pyperf-{Path(workload).stem}")
+    request = RunRequest(
+        tuple(args),
+        mounts=(
+            engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),
+            engine.Mount(str(_site_dir(settings)), SITE_MOUNT, read_only=True),
+            *mounts,
+        ),
+        label=f"pyperf-{Path(workload).stem}",
+    )
     r = _check(run_python(settings, entry, request, client), f"pyperf run of {workload}")
     meta = {"workload": workload, "path": "automated", "loops": shape.bracketed_loops("automated")}
     return PathRun(workload, "automated", shape, _collection(entry, [r], meta), (r,))
@@ -126,11 +159,15 @@ def run_automated(settings: Settings, entry: CacheEntry, workload: str, shape: S
 
 def run_canary(settings: Settings, entry: CacheEntry, name: str, n: int, client: Any = None) -> RunResult:
     args = ("-B", f"{SUITE_MOUNT}/canaries.py", "run", name, str(n))
-    request = RunRequest(args, mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),), label=f"canary-{name}")
+    request = RunRequest(
+        args, mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),), label=f"canary-{name}"
+    )
     return _check(run_python(settings, entry, request, client), f"canary {name}({n})")
 
 
 def canary_table(settings: Settings, entry: CacheEntry, client: Any = None) -> str:
     args = ("-B", f"{SUITE_MOUNT}/canaries.py", "expect")
-    request = RunRequest(args, mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),), label="canary-expect")
+    request = RunRequest(
+        args, mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),), label="canary-expect"
+    )
     return _check(run_python(settings, entry, request, client), "canaries.py expect").stdout

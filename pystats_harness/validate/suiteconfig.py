@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.resources import SUITE_TOML
 from pystats_harness.errors import ConfigError
-
+from pystats_harness.resources import SUITE_TOML
 
 
 @dataclass(frozen=True)
@@ -62,8 +61,17 @@ def kind_of(name: str) -> str:
         if ".specialization.failure_kinds." in name:
             return "failure_kind"
         return "specialization" if ".specialization." in name else "opcode"
-    return {"pair": "pair", "calls": "call", "objects": "object", "gc": "gc", "rare_events": "rare_event",
-            "optimizer": "optimizer", "uops": "optimizer", "uop_pair": "optimizer", "family": "family"}.get(head, "other")
+    return {
+        "pair": "pair",
+        "calls": "call",
+        "objects": "object",
+        "gc": "gc",
+        "rare_events": "rare_event",
+        "optimizer": "optimizer",
+        "uops": "optimizer",
+        "uop_pair": "optimizer",
+        "family": "family",
+    }.get(head, "other")
 
 
 def compared(name: str) -> bool:
@@ -75,8 +83,12 @@ def _tolerance(raw: dict[str, Any], where: str) -> Tolerance:
     unknown = set(raw) - {"rel", "abs", "ignore", "reason", "match"}
     if unknown:
         raise ConfigError(f"{SUITE_TOML.name}: {where}: unknown keys {sorted(unknown)}")
-    return Tolerance(float(raw.get("rel", 0.0)), float(raw.get("abs", 0.0)), bool(raw.get("ignore", False)),
-                     str(raw.get("reason", "")))
+    return Tolerance(
+        float(raw.get("rel", 0.0)),
+        float(raw.get("abs", 0.0)),
+        bool(raw.get("ignore", False)),
+        str(raw.get("reason", "")),
+    )
 
 
 def load_suite(path: Path = SUITE_TOML) -> SuiteConfig:
@@ -86,17 +98,24 @@ def load_suite(path: Path = SUITE_TOML) -> SuiteConfig:
         raise ConfigError(f"cannot read the suite config {path}: {exc}") from None
     suite = data.get("suite", {})
     tolerances = dict(data.get("tolerances", {}))
-    overrides = tuple(Override(str(o["match"]), _tolerance(o, f"override {o.get('match')}"))
-                      for o in tolerances.pop("override", []))
+    overrides = tuple(
+        Override(str(o["match"]), _tolerance(o, f"override {o.get('match')}")) for o in tolerances.pop("override", [])
+    )
     kinds = {k: _tolerance(v, f"tolerances.{k}") for k, v in tolerances.items()}
     workloads = {name: int(w["loops"]) for name, w in data.get("workloads", {}).items()}
     if not workloads:
         raise ConfigError(f"{path}: no [workloads.<name>] tables")
     return SuiteConfig(
-        processes=int(suite.get("processes", 2)), values=int(suite.get("values", 1)),
-        warmups=int(suite.get("warmups", 0)), null_workload=str(suite.get("null_workload", "null")),
-        leak_workload=str(suite.get("leak_workload", "leaky")), canary_n=int(suite.get("canary_n", 2000)),
-        canaries=tuple(suite.get("canaries", ())), workloads=workloads, kind_tolerances=kinds,
-        overrides=overrides, leak_ignore=tuple(data.get("leak_check", {}).get("ignore", ())),
+        processes=int(suite.get("processes", 2)),
+        values=int(suite.get("values", 1)),
+        warmups=int(suite.get("warmups", 0)),
+        null_workload=str(suite.get("null_workload", "null")),
+        leak_workload=str(suite.get("leak_workload", "leaky")),
+        canary_n=int(suite.get("canary_n", 2000)),
+        canaries=tuple(suite.get("canaries", ())),
+        workloads=workloads,
+        kind_tolerances=kinds,
+        overrides=overrides,
+        leak_ignore=tuple(data.get("leak_check", {}).get("ignore", ())),
         fixed_part_slack=int(data.get("leak_check", {}).get("fixed_part_slack", 64)),
     )

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.infra import engine
 from pystats_harness.config import load_settings
+from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,14 +35,22 @@ class Harness:
 
     def invoke(self, *args: str, timeout: float = 3600, **env: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "invoke", *args], cwd=ROOT, env=self.env(**env),
-            capture_output=True, text=True, timeout=timeout,
+            [sys.executable, "-m", "invoke", *args],
+            cwd=ROOT,
+            env=self.env(**env),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
 
     def popen(self, *args: str, **env: str) -> subprocess.Popen[str]:
         return subprocess.Popen(
-            [sys.executable, "-m", "invoke", *args], cwd=ROOT, env=self.env(**env),
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [sys.executable, "-m", "invoke", *args],
+            cwd=ROOT,
+            env=self.env(**env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
 
 
@@ -50,7 +58,7 @@ class Harness:
 def harness() -> Harness:
     try:
         client = engine.connect()
-    except Exception as exc:  # noqa: BLE001 - reported as a clear failure below
+    except Exception as exc:
         pytest.fail(f"integration tests need a Docker engine: {exc} (unit tests only: pytest tests/unit)")
     default = load_settings({})
     if engine.image_id(client, default.image) is None:
@@ -65,12 +73,21 @@ def harness() -> Harness:
 def make_commit(mirror_dir: Path, parent: str, files: dict[str, tuple[str, str]], message: str, branch: str) -> str:
     """Commit on top of ``parent`` with ``files`` = {path: (mode, text)} replaced; returns the sha."""
     git = ["git", "--git-dir", str(mirror_dir)]
-    env = {**os.environ, "GIT_INDEX_FILE": str(mirror_dir / f"index-{branch.replace('/', '-')}"),
-           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "GIT_AUTHOR_DATE": "1700000000 +0000", "GIT_COMMITTER_DATE": "1700000000 +0000"}
+    env = {
+        **os.environ,
+        "GIT_INDEX_FILE": str(mirror_dir / f"index-{branch.replace('/', '-')}"),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_AUTHOR_DATE": "1700000000 +0000",
+        "GIT_COMMITTER_DATE": "1700000000 +0000",
+    }
 
     def run(*args: str, input: str | None = None) -> str:
-        return subprocess.run([*git, *args], env=env, input=input, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            [*git, *args], env=env, input=input, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     run("read-tree", parent)
     for path, (mode, text) in files.items():

@@ -91,7 +91,7 @@ def history(harness: Harness) -> list[str]:
     return shas
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tasks_wired(harness: Harness) -> bool:
     """Once tasks.py has `bisect` and `bisect-run`, the tests go through them; until then, bisect_cli."""
     return "bisect-run" in harness.invoke("--list", timeout=120).stdout
@@ -120,8 +120,9 @@ def _bisect_run(harness: Harness, rev: str, **opts: str | None) -> int:
     """Exit code of `invoke bisect-run --rev REV ...` (threshold/direction as in the first run unless given)."""
     args = {"workload": WORKLOAD, "metric": METRIC, "rev": rev, **opts}
     if _tasks_wired(harness):
-        return harness.invoke("bisect-run", *[x for k, v in args.items() if v is not None
-                                              for x in (f"--{k}", v)]).returncode
+        return harness.invoke(
+            "bisect-run", *[x for k, v in args.items() if v is not None for x in (f"--{k}", v)]
+        ).returncode
     args.setdefault("threshold", None)
     return bisect_cli.bisect_run(harness.settings, **args)  # type: ignore[arg-type]
 
@@ -183,35 +184,54 @@ def test_bisect_run_exit_codes(harness: Harness, first_run: dict, history: list[
     assert _bisect_run(harness, "no-such-revision", **judged) == 125
 
 
-def test_git_bisect_run_finds_the_planted_commit(harness: Harness, first_run: dict, history: list[str],
-                                                 tmp_path: Path) -> None:
+def test_git_bisect_run_finds_the_planted_commit(
+    harness: Harness, first_run: dict, history: list[str], tmp_path: Path
+) -> None:
     """`git bisect start --no-checkout` in a clone; bisect-run measures BISECT_HEAD (results are cached)."""
     clone = tmp_path / "clone"
     git = ["git", "-C", str(clone)]
-    subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", str(harness.settings.mirror_dir), str(clone)],
-                   check=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--shared", "--no-checkout", str(harness.settings.mirror_dir), str(clone)], check=True
+    )
     subprocess.run([*git, "update-ref", "--no-deref", "HEAD", history[0]], check=True)
-    subprocess.run([*git, "bisect", "start", "--no-checkout", history[-1], history[0]], check=True,
-                   capture_output=True)
+    subprocess.run([*git, "bisect", "start", "--no-checkout", history[-1], history[0]], check=True, capture_output=True)
     threshold = str(first_run["report"]["judge"]["threshold"])
     if _tasks_wired(harness):
-        command = [sys.executable, "-m", "invoke", "-r", str(ROOT), "bisect-run", "--workload", WORKLOAD,
-                   "--metric", METRIC, "--threshold", threshold, "--direction", "down"]
+        command = [
+            sys.executable,
+            "-m",
+            "invoke",
+            "-r",
+            str(ROOT),
+            "bisect-run",
+            "--workload",
+            WORKLOAD,
+            "--metric",
+            METRIC,
+            "--threshold",
+            threshold,
+            "--direction",
+            "down",
+        ]
     else:
         script = tmp_path / "bisect_run.py"
         script.write_text(
             f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
             "from pystats_harness import bisect_cli\nfrom pystats_harness.config import load_settings\n"
             f"sys.exit(bisect_cli.bisect_run(load_settings({{'cache_dir': {str(harness.cache_dir)!r}}}), "
-            f"workload={WORKLOAD!r}, metric={METRIC!r}, threshold={threshold!r}, direction='down'))\n")
+            f"workload={WORKLOAD!r}, metric={METRIC!r}, threshold={threshold!r}, direction='down'))\n"
+        )
         command = [sys.executable, str(script)]
-    proc = subprocess.run([*git, "bisect", "run", *command], capture_output=True, text=True, timeout=1800,
-                          env=harness.env())
+    proc = subprocess.run(
+        [*git, "bisect", "run", *command], capture_output=True, text=True, timeout=1800, env=harness.env()
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"{history[PLANTED]} is the first bad commit" in proc.stdout, proc.stdout
 
 
-def test_endpoints_must_differ_as_claimed(harness: Harness, first_run: dict, history: list[str], tmp_path: Path) -> None:
+def test_endpoints_must_differ_as_claimed(
+    harness: Harness, first_run: dict, history: list[str], tmp_path: Path
+) -> None:
     code, _, output = _bisect(harness, tmp_path / "same", bad=history[PLANTED - 1])  # 3.13.5 and commit 4 agree
     assert code == 2 and ("they are equal" in output or "both are good" in output), output
     code, _, output = _bisect(harness, tmp_path / "wrong-direction", direction="up")
@@ -237,10 +257,16 @@ def test_script_workload(harness: Harness, first_run: dict, history: list[str], 
     assert _bisect_run(harness, history[PLANTED], **judged) == 1
 
 
-def test_good_on_another_branch_bisects_from_the_merge_base(harness: Harness, first_run: dict, history: list[str],
-                                                            tmp_path: Path) -> None:
-    side = make_commit(harness.settings.mirror_dir, history[3], {"Misc/side-branch.txt": ("100644", "side\n")},
-                       "a commit on a side branch", "test-bisect-side")
+def test_good_on_another_branch_bisects_from_the_merge_base(
+    harness: Harness, first_run: dict, history: list[str], tmp_path: Path
+) -> None:
+    side = make_commit(
+        harness.settings.mirror_dir,
+        history[3],
+        {"Misc/side-branch.txt": ("100644", "side\n")},
+        "a commit on a side branch",
+        "test-bisect-side",
+    )
     code, report, output = _bisect(harness, tmp_path / "side", good=side)
     assert code == 0, output
     assert "merge base" in output

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.infra import engine
 from pystats_harness.build.cache import lookup
+from pystats_harness.infra import engine
 
 from .conftest import Harness, make_commit
 
@@ -70,7 +70,9 @@ def test_run_returns_stats_only_for_runs_that_produce_them(harness: Harness, bui
     assert code == 0 and plain is not None and list(plain.iterdir()) == []
     code, xstats, _ = _run(harness, "-X", "pystats", "-c", "print('hi')")
     assert code == 0 and len(list(xstats.iterdir())) == 1
-    code, bracket, out = _run(harness, "-c", "import sys; sys._stats_on(); x = sum(range(100)); sys._stats_off(); print(x)")
+    code, bracket, out = _run(
+        harness, "-c", "import sys; sys._stats_on(); x = sum(range(100)); sys._stats_off(); print(x)"
+    )
     assert out.strip() == "4950"
     files = list(bracket.iterdir())
     assert len(files) == 1 and "execution_count" in files[0].read_text()
@@ -124,7 +126,9 @@ def test_kill_mid_build_leaves_no_marker(harness: Harness, built_3135: dict, tmp
     s = harness.settings
     assert lookup(s.builds_dir, key) is None and not (s.builds_dir / key).exists()
     # the next build of the same key does not mistake leftovers for a build...
-    dry = harness.invoke("build", "--rev", "v3.13.5", "--dry-run", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=str(tmp_path / "configure.toml"))
+    dry = harness.invoke(
+        "build", "--rev", "v3.13.5", "--dry-run", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=str(tmp_path / "configure.toml")
+    )
     assert "cache      miss" in dry.stdout
     # ...and the next build reaps what the killed one could not remove (container, worktree, staging)
     client = engine.connect()
@@ -139,8 +143,11 @@ def test_kill_mid_build_leaves_no_marker(harness: Harness, built_3135: dict, tmp
 def test_configure_failure_shows_log_tail_and_path(harness: Harness, built_3135: dict) -> None:
     mirror = harness.settings.mirror_dir
     sha = make_commit(
-        mirror, "v3.13.5", {"configure": ("100755", "#!/bin/sh\necho 'configure: error: planted failure' >&2\nexit 1\n")},
-        "planted: configure fails", "test/broken-configure",
+        mirror,
+        "v3.13.5",
+        {"configure": ("100755", "#!/bin/sh\necho 'configure: error: planted failure' >&2\nexit 1\n")},
+        "planted: configure fails",
+        "test/broken-configure",
     )
     out = harness.invoke("build", "--rev", sha)
     assert out.returncode == 7, out.stdout + out.stderr

@@ -56,13 +56,21 @@ def test_patch_that_does_not_apply_names_file_and_hunk(harness: Harness) -> None
     mirror = harness.settings.mirror_dir
     import subprocess
 
-    ceval = subprocess.run(["git", "--git-dir", str(mirror), "show", "v3.11.2:Python/ceval.c"],
-                           capture_output=True, text=True, check=True).stdout
+    ceval = subprocess.run(
+        ["git", "--git-dir", str(mirror), "show", "v3.11.2:Python/ceval.c"], capture_output=True, text=True, check=True
+    ).stdout
     assert "            _py_stats.opcode_stats[FOR_ITER].specialization.failure++;" in ceval
-    broken = ceval.replace("            _py_stats.opcode_stats[FOR_ITER].specialization.failure++;",
-                           "            _py_stats.opcode_stats[FOR_ITER].specialization.failure += 1;")
-    sha = make_commit(mirror, "v3.11.2", {"Python/ceval.c": ("100644", broken)}, "planted: patch context changed",
-                      "test/patch-conflict")
+    broken = ceval.replace(
+        "            _py_stats.opcode_stats[FOR_ITER].specialization.failure++;",
+        "            _py_stats.opcode_stats[FOR_ITER].specialization.failure += 1;",
+    )
+    sha = make_commit(
+        mirror,
+        "v3.11.2",
+        {"Python/ceval.c": ("100644", broken)},
+        "planted: patch context changed",
+        "test/patch-conflict",
+    )
     out = harness.invoke("build", "--rev", sha)
     assert out.returncode == 8, out.stdout + out.stderr
     line = out.stderr.strip().splitlines()[-1]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.build.cache import lookup
-from pystats_harness.stats.summarize import crosscheck_dir
 from pystats_harness.infra.runner import RunRequest, run_python
+from pystats_harness.stats.summarize import crosscheck_dir
 
 from .conftest import Harness
 
@@ -46,14 +46,29 @@ def test_stats_and_compare_tasks(harness: Harness, tmp_path: Path) -> None:
     small = run_python(harness.settings, entry, RunRequest(("-c", WORK.replace("2000", "500")), label="cmp"))
     large = run_python(harness.settings, entry, RunRequest(("-c", WORK), label="cmp"))
     for name, r in (("small", small), ("large", large)):
-        out = harness.invoke("stats", str(r.stats_files[0].parent), "--rev", "v3.13.5",
-                             "--json", str(tmp_path / f"{name}.json"), "--markdown", str(tmp_path / f"{name}.md"))
+        out = harness.invoke(
+            "stats",
+            str(r.stats_files[0].parent),
+            "--rev",
+            "v3.13.5",
+            "--json",
+            str(tmp_path / f"{name}.json"),
+            "--markdown",
+            str(tmp_path / f"{name}.md"),
+        )
         assert out.returncode == 0, out.stderr
     doc = json.loads((tmp_path / "large.json").read_text())
     assert doc["schema"] == "pystats-harness/1" and doc["metadata"]["sha"] == entry.manifest()["sha"]
     assert doc["counters"]["family.LOAD_ATTR.execution_count"] > 2000
-    out = harness.invoke("compare", str(tmp_path / "small.json"), str(tmp_path / "large.json"),
-                         "--markdown", str(tmp_path / "cmp.md"), "--json", str(tmp_path / "cmp.json"))
+    out = harness.invoke(
+        "compare",
+        str(tmp_path / "small.json"),
+        str(tmp_path / "large.json"),
+        "--markdown",
+        str(tmp_path / "cmp.md"),
+        "--json",
+        str(tmp_path / "cmp.json"),
+    )
     assert out.returncode == 0, out.stderr
     assert "| Counter | Base | Head |" in (tmp_path / "cmp.md").read_text()
     rows = json.loads((tmp_path / "cmp.json").read_text())["rows"]

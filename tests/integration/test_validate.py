@@ -28,7 +28,9 @@ def test_validate_passes_against_committed_baselines(harness: Harness, tmp_path:
 
 
 def test_unpatched_3112_fails_naming_leakage(harness: Harness, tmp_path: Path) -> None:
-    out, report = validate(harness, tmp_path, "--rev", "v3.11.2", "--patches", "none", "--workloads", "nbody,json_roundtrip")
+    out, report = validate(
+        harness, tmp_path, "--rev", "v3.11.2", "--patches", "none", "--workloads", "nbody,json_roundtrip"
+    )
     assert out.returncode == 20  # the fingerprint fails first ...
     line = out.stderr.strip().splitlines()[-1]
     assert "leakage:" in line and "nbody" in line  # ... and the leakage is named
@@ -48,16 +50,28 @@ def test_planted_leak_is_caught_and_named(harness: Harness, tmp_path: Path) -> N
 
 
 def test_baseline_records_manual_per_loop_stats(harness: Harness, tmp_path: Path) -> None:
-    out = harness.invoke("baseline", "--rev", "v3.13.5", "--workloads", "nbody", INVOKE_PYSTATS_BASELINES_DIR=str(tmp_path))
+    out = harness.invoke(
+        "baseline", "--rev", "v3.13.5", "--workloads", "nbody", INVOKE_PYSTATS_BASELINES_DIR=str(tmp_path)
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     path = Path(out.stdout.split()[-1])
     doc = json.loads(path.read_text())
     assert doc["metadata"]["path"] == "manual" and doc["metadata"]["loops"] == 10
     assert not any(k.startswith("family.") for k in doc["per_loop"])
-    assert sum(v for k, v in doc["per_loop"].items() if k.startswith("opcode.BINARY_OP") and k.endswith("execution_count")) > 1000
+    assert (
+        sum(v for k, v in doc["per_loop"].items() if k.startswith("opcode.BINARY_OP") and k.endswith("execution_count"))
+        > 1000
+    )
     assert path == tmp_path / "3.13.5" / "nbody.json"
     # a build without a baseline: validate says so with its own exit code
     empty = tmp_path / "empty"
-    out, report = validate(harness, tmp_path / "report", "--rev", "v3.13.5", "--workloads", "nbody",
-                           INVOKE_PYSTATS_BASELINES_DIR=str(empty))
+    out, report = validate(
+        harness,
+        tmp_path / "report",
+        "--rev",
+        "v3.13.5",
+        "--workloads",
+        "nbody",
+        INVOKE_PYSTATS_BASELINES_DIR=str(empty),
+    )
     assert out.returncode == 24 and "no baseline" in out.stderr and "invoke baseline" in out.stderr

@@ -7,10 +7,18 @@ import pytest
 from rich.console import Console
 
 from pystats_harness.bisect.report import (
-    BisectReport, CommitInfo, format_step, from_json, summary, to_json, to_markdown, to_rich_table, write_plot,
+    BisectReport,
+    CommitInfo,
+    format_step,
+    from_json,
+    summary,
+    to_json,
+    to_markdown,
+    to_rich_table,
+    write_plot,
 )
-from pystats_harness.errors import ConfigError
 from pystats_harness.bisect.search import BUILD_FAILED, Judge, Outcome, bisect
+from pystats_harness.errors import ConfigError
 
 METRIC = "opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count"
 
@@ -23,8 +31,10 @@ def make_report(values: list[float | None]) -> BisectReport:
         return Outcome.failed(BUILD_FAILED, "make: *** Error 2") if v is None else Outcome.ok(v)
 
     result = bisect(commits, measure, Judge.from_endpoints(values[0], values[-1]))  # type: ignore[arg-type]
-    info = {sha: CommitInfo(sha, f"gh-{i}: change | number {i}", f"2025-01-{i % 28 + 1:02d}T12:00:00+00:00")
-            for i, sha in enumerate(commits)}
+    info = {
+        sha: CommitInfo(sha, f"gh-{i}: change | number {i}", f"2025-01-{i % 28 + 1:02d}T12:00:00+00:00")
+        for i, sha in enumerate(commits)
+    }
     return BisectReport(result, METRIC, "nbody", "v3.13.4", "main", info)
 
 
@@ -39,8 +49,9 @@ def test_json_round_trip() -> None:
     assert doc["first_bad"]["index"] == 5 and doc["first_bad"]["subject"] == "gh-5: change | number 5"
     assert doc["first_bad"]["date"].startswith("2025-01-06")
     assert doc["judge"]["direction"] == "down" and doc["exact"] is True
-    assert [s["index"] for s in doc["skipped"]] == [i for i, t in enumerate(EXACT) if t is None and
-                                                    any(x["index"] == i for x in doc["tested"])]
+    assert [s["index"] for s in doc["skipped"]] == [
+        i for i, t in enumerate(EXACT) if t is None and any(x["index"] == i for x in doc["tested"])
+    ]
     back = from_json(text)
     assert back.result == report.result
     assert to_json(back) == text
@@ -85,4 +96,5 @@ def test_progress_line() -> None:
     commits = ["ab" * 20, "cd" * 20, "ef" * 20]
     assert format_step(commits, 2, 3, 1, Outcome.ok(4.5), judge) == "step 2 (~3 left) #1 cdcdcdcdcdcd: 4.5 bad"
     assert format_step(commits, 1, 0, 1, Outcome.failed(BUILD_FAILED, "x"), judge).endswith(
-        "– skipped (build failed: x)")
+        "– skipped (build failed: x)"
+    )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pystats_harness.errors import ConfigError, StatsParseError
 from pystats_harness.stats.collection import (
     SCHEMA,
     Collection,
@@ -18,7 +19,6 @@ from pystats_harness.stats.collection import (
     save,
 )
 from pystats_harness.stats.dumps import parse_text
-from pystats_harness.errors import ConfigError, StatsParseError
 from pystats_harness.stats.names import NameTables
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
@@ -35,8 +35,9 @@ def golden_collection(version: str) -> Collection:
     return collect(paths, tables(version), {"revision": f"v{version}", "files": files})
 
 
-@pytest.mark.parametrize(("version", "expected_name"), [("3.11.2", "expected-run1.json.gz"),
-                                                        ("3.13.5", "expected-run1.json")])
+@pytest.mark.parametrize(
+    ("version", "expected_name"), [("3.11.2", "expected-run1.json.gz"), ("3.13.5", "expected-run1.json")]
+)
 def test_golden_collections(version: str, expected_name: str) -> None:
     doc = golden_collection(version).to_json()
     path = DATA / version / expected_name
@@ -60,29 +61,58 @@ def test_311_names_and_family_totals() -> None:
 
 def test_every_kind_gets_a_stable_dotted_name() -> None:
     t = tables("3.13.5")
-    text = "\n".join([
-        "    opcode[LOAD_ATTR_SLOT].execution_count : 3", "    opcode[LOAD_ATTR].execution_count : 2",
-        "    opcode[LOAD_ATTR].specialization.hit : 5", "    opcode[LOAD_ATTR_SLOT].specialization.miss : 1",
-        "    opcode[LOAD_ATTR].specialization.miss : 1", "    opcode[LOAD_ATTR].specialization.failure_kinds[0] : 4",
-        "    opcode[LOAD_ATTR].specialization.failure_kinds[39] : 4", "opcode[LOAD_ATTR].specializable : 1",
-        "opcode[LOAD_FAST].pair_count[LOAD_ATTR] : 7", "Calls to PyEval_EvalDefault: 9",
-        "Calls via PyEval_EvalFrame[1] : 2", "Object method cache hits: 3", "GC[1] object visits: 4",
-        "Rare event (builtin_dict): 1", "Trace length[4]: 2", "Optimization attempts: 1",
-        "uops[_LOAD_FAST].execution_count : 8", "uop[_A].pair_count[_B] : 2", "QSBR polls (qsbr_polls): 6",
-        "Brand new: 1",
-    ]) + "\n"
+    text = (
+        "\n".join(
+            [
+                "    opcode[LOAD_ATTR_SLOT].execution_count : 3",
+                "    opcode[LOAD_ATTR].execution_count : 2",
+                "    opcode[LOAD_ATTR].specialization.hit : 5",
+                "    opcode[LOAD_ATTR_SLOT].specialization.miss : 1",
+                "    opcode[LOAD_ATTR].specialization.miss : 1",
+                "    opcode[LOAD_ATTR].specialization.failure_kinds[0] : 4",
+                "    opcode[LOAD_ATTR].specialization.failure_kinds[39] : 4",
+                "opcode[LOAD_ATTR].specializable : 1",
+                "opcode[LOAD_FAST].pair_count[LOAD_ATTR] : 7",
+                "Calls to PyEval_EvalDefault: 9",
+                "Calls via PyEval_EvalFrame[1] : 2",
+                "Object method cache hits: 3",
+                "GC[1] object visits: 4",
+                "Rare event (builtin_dict): 1",
+                "Trace length[4]: 2",
+                "Optimization attempts: 1",
+                "uops[_LOAD_FAST].execution_count : 8",
+                "uop[_A].pair_count[_B] : 2",
+                "QSBR polls (qsbr_polls): 6",
+                "Brand new: 1",
+            ]
+        )
+        + "\n"
+    )
     c = from_dump(parse_text(text), t, {})
     assert c.counters == {
-        "opcode.LOAD_ATTR_SLOT.execution_count": 3, "opcode.LOAD_ATTR.execution_count": 2,
-        "opcode.LOAD_ATTR.specialization.hit": 5, "opcode.LOAD_ATTR_SLOT.specialization.miss": 1,
-        "opcode.LOAD_ATTR.specialization.miss": 1, "opcode.LOAD_ATTR.specialization.failure_kinds.other": 4,
-        "opcode.LOAD_ATTR.specialization.failure_kinds.kind_39": 4, "pair.LOAD_FAST.LOAD_ATTR": 7,
-        "calls.to_pyeval_evaldefault": 9, "calls.via_pyeval_evalframe.vector": 2, "objects.method_cache_hits": 3,
-        "gc.1.object_visits": 4, "rare_events.builtin_dict": 1, "optimizer.histogram.trace_length.4": 2,
-        "optimizer.attempts": 1, "uops._LOAD_FAST.execution_count": 8, "uop_pair._A._B": 2, "ft.qsbr_polls": 6,
+        "opcode.LOAD_ATTR_SLOT.execution_count": 3,
+        "opcode.LOAD_ATTR.execution_count": 2,
+        "opcode.LOAD_ATTR.specialization.hit": 5,
+        "opcode.LOAD_ATTR_SLOT.specialization.miss": 1,
+        "opcode.LOAD_ATTR.specialization.miss": 1,
+        "opcode.LOAD_ATTR.specialization.failure_kinds.other": 4,
+        "opcode.LOAD_ATTR.specialization.failure_kinds.kind_39": 4,
+        "pair.LOAD_FAST.LOAD_ATTR": 7,
+        "calls.to_pyeval_evaldefault": 9,
+        "calls.via_pyeval_evalframe.vector": 2,
+        "objects.method_cache_hits": 3,
+        "gc.1.object_visits": 4,
+        "rare_events.builtin_dict": 1,
+        "optimizer.histogram.trace_length.4": 2,
+        "optimizer.attempts": 1,
+        "uops._LOAD_FAST.execution_count": 8,
+        "uop_pair._A._B": 2,
+        "ft.qsbr_polls": 6,
         "other.Brand new": 1,
-        "family.LOAD_ATTR.execution_count": 5, "family.LOAD_ATTR.specialization.hit": 5,
-        "family.LOAD_ATTR.specialization.miss": 1, "family.LOAD_ATTR.specialization.failure_kinds.other": 4,
+        "family.LOAD_ATTR.execution_count": 5,
+        "family.LOAD_ATTR.specialization.hit": 5,
+        "family.LOAD_ATTR.specialization.miss": 1,
+        "family.LOAD_ATTR.specialization.failure_kinds.other": 4,
         "family.LOAD_ATTR.specialization.failure_kinds.kind_39": 4,
     }
     assert c.unknown == ("Brand new",) and c.metadata["specializable"] == ["LOAD_ATTR"]
@@ -107,8 +137,12 @@ def test_lenient_collect_records_warnings(tmp_path: Path) -> None:
 
 
 def test_aggregate_and_per_loop() -> None:
-    a = Collection({"sha": "s", "nfiles": 1, "loops": 10, "files": [{"path": "a", "origin": "dump"}]}, {"x": 10, "y": 1})
-    b = Collection({"sha": "s", "nfiles": 2, "loops": 30, "files": [{"path": "b", "origin": "dump"}]}, {"x": 30}, ("u",))
+    a = Collection(
+        {"sha": "s", "nfiles": 1, "loops": 10, "files": [{"path": "a", "origin": "dump"}]}, {"x": 10, "y": 1}
+    )
+    b = Collection(
+        {"sha": "s", "nfiles": 2, "loops": 30, "files": [{"path": "b", "origin": "dump"}]}, {"x": 30}, ("u",)
+    )
     total = aggregate([a, b])
     assert total.counters == {"x": 40, "y": 1} and total.unknown == ("u",)
     assert total.metadata["nfiles"] == 3 and total.metadata["loops"] == 40 and len(total.metadata["files"]) == 2

@@ -8,26 +8,48 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from pystats_harness.errors import ConfigError, StatsParseError
 from pystats_harness.stats.collection import Collection, collect, per_loop
 from pystats_harness.stats.compare import Mismatch, compare, crosscheck, to_json, to_markdown, to_rich_table
 from pystats_harness.stats.dumps import parse_files
-from pystats_harness.errors import ConfigError, StatsParseError
 from pystats_harness.stats.names import NameTables
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
 
-BASE = Collection({"revision": "v1", "sha": "a" * 40, "python_version": "3.13.5", "nfiles": 2},
-                  {"opcode.A.execution_count": 100, "opcode.B.execution_count": 10, "gone": 5, "same": 7,
-                   "family.A.execution_count": 110, "small": 1000})
-HEAD = Collection({"revision": "v2", "sha": "b" * 40, "python_version": "3.13.5", "nfiles": 2},
-                  {"opcode.A.execution_count": 150, "opcode.B.execution_count": 5, "new": 3, "same": 7,
-                   "family.A.execution_count": 155, "small": 1010})
+BASE = Collection(
+    {"revision": "v1", "sha": "a" * 40, "python_version": "3.13.5", "nfiles": 2},
+    {
+        "opcode.A.execution_count": 100,
+        "opcode.B.execution_count": 10,
+        "gone": 5,
+        "same": 7,
+        "family.A.execution_count": 110,
+        "small": 1000,
+    },
+)
+HEAD = Collection(
+    {"revision": "v2", "sha": "b" * 40, "python_version": "3.13.5", "nfiles": 2},
+    {
+        "opcode.A.execution_count": 150,
+        "opcode.B.execution_count": 5,
+        "new": 3,
+        "same": 7,
+        "family.A.execution_count": 155,
+        "small": 1010,
+    },
+)
 
 
 def test_rows_sorted_by_relative_change() -> None:
     c = compare(BASE, HEAD)
-    assert [r.name for r in c.rows] == ["new", "gone", "opcode.A.execution_count", "opcode.B.execution_count",
-                                       "small", "same"]  # A and B tie at 50%: the larger delta first
+    assert [r.name for r in c.rows] == [
+        "new",
+        "gone",
+        "opcode.A.execution_count",
+        "opcode.B.execution_count",
+        "small",
+        "same",
+    ]  # A and B tie at 50%: the larger delta first
     rows = {r.name: r for r in c.rows}
     assert rows["new"].status == "new" and rows["new"].base is None and rows["new"].change == math.inf
     assert rows["gone"].status == "gone" and rows["gone"].change == -1.0 and rows["gone"].ratio == 0
@@ -73,11 +95,11 @@ def test_rich_table_and_json() -> None:
     doc = json.loads(to_json(compare(BASE, HEAD)))
     assert doc["schema"] == "pystats-harness/compare/1" and doc["base"]["revision"] == "v1"
     first = doc["rows"][0]
-    assert first == {"name": "new", "base": None, "head": 3, "delta": 3, "ratio": None, "change": None,
-                     "status": "new"}
+    assert first == {"name": "new", "base": None, "head": 3, "delta": 3, "ratio": None, "change": None, "status": "new"}
 
 
 # --- cross-check against CPython's own summarize_stats.py ----------------------------------------------
+
 
 def golden(version: str) -> tuple[Collection, NameTables]:
     names = NameTables.from_json((DATA / version / "names.json").read_text())
@@ -93,8 +115,11 @@ def test_crosscheck_311_markdown() -> None:
     counters["opcode.NOT_EXECUTED.execution_count"] = 4
     broken = Collection(collection.metadata, counters)
     assert crosscheck(broken, markdown) == [
-        Mismatch("opcode.LOAD_ATTR.specialization.hit", counters["opcode.LOAD_ATTR.specialization.hit"],
-                 counters["opcode.LOAD_ATTR.specialization.hit"] - 1),
+        Mismatch(
+            "opcode.LOAD_ATTR.specialization.hit",
+            counters["opcode.LOAD_ATTR.specialization.hit"],
+            counters["opcode.LOAD_ATTR.specialization.hit"] - 1,
+        ),
         Mismatch("opcode.NOT_EXECUTED.execution_count", 4, None),
     ]
 
@@ -104,7 +129,8 @@ def test_crosscheck_313_json() -> None:
     doc = json.loads(gzip.decompress((DATA / "3.13.5" / "summarize-run1.json.gz").read_bytes()))
     assert crosscheck(collection, json.dumps(doc)) == [] and crosscheck(collection, doc, names) == []
     assert crosscheck(Collection(dict(collection.metadata, nfiles=3), collection.counters), doc) == [
-        Mismatch("__nfiles__", 3, 2)]
+        Mismatch("__nfiles__", 3, 2)
+    ]
 
 
 def test_crosscheck_numeric_json_needs_names() -> None:

@@ -22,7 +22,12 @@ def test_override_and_types(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "raw, fragment",
-    [({"nope": 1}, "unknown setting pystats.nope"), ({"jobs": "x"}, "not an integer"), ({"jobs": -1}, "negative"), ({"keep_containers": "maybe"}, "not a boolean")],
+    [
+        ({"nope": 1}, "unknown setting pystats.nope"),
+        ({"jobs": "x"}, "not an integer"),
+        ({"jobs": -1}, "negative"),
+        ({"keep_containers": "maybe"}, "not a boolean"),
+    ],
     ids=["unknown key", "non-integer jobs", "negative jobs", "bad boolean"],
 )
 def test_bad_settings_are_one_clear_line(raw: dict, fragment: str) -> None:

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from pystats_harness.errors import StatsParseError
 from pystats_harness.stats.dumps import (
     KINDS,
     _Accumulator,
@@ -16,7 +17,6 @@ from pystats_harness.stats.dumps import (
     parse_stderr,
     parse_text,
 )
-from pystats_harness.errors import StatsParseError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
 
@@ -34,6 +34,7 @@ def reference(text: str, lenient: bool) -> tuple[dict[str, int], int, int]:
 
 
 # --- golden dumps ---------------------------------------------------------------------------------
+
 
 def test_golden_311_numeric_dump() -> None:
     [path] = sorted((DATA / "3.11.2" / "run1").glob("*.txt"))
@@ -70,6 +71,7 @@ def test_golden_313_stderr_form() -> None:
 
 
 # --- line formats of every generation ---------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("line", "kind", "parts"),
@@ -126,11 +128,16 @@ def test_malformed_line_names_file_and_line() -> None:
         parse_text(text, "dump.txt")
     lenient = parse_text(text, "dump.txt", lenient=True)
     assert dict(lenient.raw) == {"a": 1}
-    assert [(w.lineno, w.reason) for w in lenient.warnings] == [(3, "malformed line skipped"), (4, "malformed line skipped")]
+    assert [(w.lineno, w.reason) for w in lenient.warnings] == [
+        (3, "malformed line skipped"),
+        (4, "malformed line skipped"),
+    ]
     assert "dump.txt:3" in str(lenient.warnings[0])
 
 
-@pytest.mark.parametrize("line", [": 5", "a : -1", "a : +1", "a : 1_000", "a : 1.5", "a :: 1", "a : 1 : 2", "a : ", "a : ٣"])
+@pytest.mark.parametrize(
+    "line", [": 5", "a : -1", "a : +1", "a : 1_000", "a : 1.5", "a :: 1", "a : 1 : 2", "a : ", "a : ٣"]
+)
 def test_lines_outside_the_grammar_are_errors(line: str) -> None:
     with pytest.raises(StatsParseError):
         parse_text(f"ok : 1\n{line}\nok : 2\n")
@@ -165,10 +172,26 @@ def test_many_files_same_and_different_key_sets(tmp_path: Path) -> None:
 # --- robustness ---------------------------------------------------------------------------------------
 
 line_text = st.text(alphabet=st.sampled_from(list("ab :[]09\t\r\n_.-+x\x0bé")), max_size=200)
-near_valid = st.lists(st.sampled_from([
-    "a:1", "  b : 23", "x y: 7 ", "opcode[1].execution_count : 0\r", "1:2", "x:1:y", "3", "", "  ", ":5", "a: ",
-    "Specialization stats:", "a : 1 2",
-]), max_size=10).flatmap(lambda lines: st.sampled_from(["\n".join(lines), "\n".join(lines) + "\n"]))
+near_valid = st.lists(
+    st.sampled_from(
+        [
+            "a:1",
+            "  b : 23",
+            "x y: 7 ",
+            "opcode[1].execution_count : 0\r",
+            "1:2",
+            "x:1:y",
+            "3",
+            "",
+            "  ",
+            ":5",
+            "a: ",
+            "Specialization stats:",
+            "a : 1 2",
+        ]
+    ),
+    max_size=10,
+).flatmap(lambda lines: st.sampled_from(["\n".join(lines), "\n".join(lines) + "\n"]))
 
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -188,12 +211,22 @@ def test_never_crashes_and_never_loses_a_line(text: str, lenient: bool) -> None:
 
 
 key_text = st.text(alphabet=st.sampled_from(list("abcXYZ_[]().0123 ")), min_size=1, max_size=12).filter(
-    lambda k: k.strip(" \t"))
+    lambda k: k.strip(" \t")
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(entries=st.lists(st.tuples(key_text, st.integers(0, 2**64 - 1), st.sampled_from([" : ", ": ", ":"]),
-                                  st.sampled_from(["", "    ", "\t"])), max_size=30))
+@given(
+    entries=st.lists(
+        st.tuples(
+            key_text,
+            st.integers(0, 2**64 - 1),
+            st.sampled_from([" : ", ": ", ":"]),
+            st.sampled_from(["", "    ", "\t"]),
+        ),
+        max_size=30,
+    )
+)
 def test_well_formed_dumps_sum_exactly(entries: list[tuple[str, int, str, str]]) -> None:
     text = "".join(f"{indent}{key}{sep}{value}\n" for key, value, sep, indent in entries)
     expected: dict[str, int] = {}

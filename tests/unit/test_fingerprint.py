@@ -49,8 +49,9 @@ def test_no_nonzero_stats() -> None:
 def test_nonzero_stats() -> None:
     assert judge(BY_ID["xoption"], obs([("a.txt", STARTUP)])).ok
     assert judge(BY_ID["env"], obs([("a.txt", ALL_ZERO_312)])).problems == ("no file with non-zero stats",)
-    crashed = judge(BY_ID["on-work-off"], obs(stderr="Traceback (most recent call last):\nAttributeError: _stats_on",
-                                              exit_code=1))
+    crashed = judge(
+        BY_ID["on-work-off"], obs(stderr="Traceback (most recent call last):\nAttributeError: _stats_on", exit_code=1)
+    )
     assert not crashed.ok and "exit code 1: AttributeError: _stats_on" in crashed.problems[0]
     noisy = judge(BY_ID["xoption"], obs([("a.txt", STARTUP)], stderr=STARTUP))
     assert noisy.problems == ("stats dumped on stderr",)
@@ -59,8 +60,10 @@ def test_nonzero_stats() -> None:
 def test_file_then_cleared() -> None:
     good = "DUMP_RESULT=True\nLEFT_AFTER_DUMP=0\n"
     assert judge(BY_ID["dump-midrun"], obs([("a.txt", STARTUP)], stdout=good)).ok
-    v = judge(BY_ID["dump-midrun"], obs([("a.txt", STARTUP), ("b.txt", STARTUP)],
-                                       stdout="DUMP_RESULT=False\nLEFT_AFTER_DUMP=7\n"))
+    v = judge(
+        BY_ID["dump-midrun"],
+        obs([("a.txt", STARTUP), ("b.txt", STARTUP)], stdout="DUMP_RESULT=False\nLEFT_AFTER_DUMP=7\n"),
+    )
     assert not v.ok and len(v.problems) == 3
     assert "returned False" in v.problems[1] and "7 left" in v.problems[2]
 

@@ -12,7 +12,9 @@ def test_reuse_only_where_safe() -> None:
     assert decide({"ok": True, "sha": "x"}, None)[0] is False
     assert decide({"ok": True, "sha": "x"}, ["f"] * (MAX_CHANGED + 1))[0] is False
     assert decide({"ok": True, "sha": "x"}, ["configure", "Python/ceval.c"]) == (
-        False, "the build configuration changed (configure)")
+        False,
+        "the build configuration changed (configure)",
+    )
     ok, reason = decide({"ok": True, "sha": "abcdef1234567"}, ["Python/specialize.c"])
     assert ok and "1 file(s) changed since abcdef1234" in reason
 

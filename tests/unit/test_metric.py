@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.errors import ConfigError
 from pystats_harness.bisect.metric import Metric, MissingCounters, parse_metric
+from pystats_harness.errors import ConfigError
 
 HIT = "opcode.LOAD_ATTR.specialization.hit"
 EXE = "opcode.LOAD_ATTR.execution_count"
@@ -26,14 +26,17 @@ def test_single_counter_and_family_totals() -> None:
     assert m.evaluate({"family.LOAD_ATTR.execution_count": 12}) == 12.0
 
 
-@pytest.mark.parametrize("name", [
-    "opcode.LOAD_ATTR.specialization.failure_kinds.kind_12",
-    "gc.0.collections",
-    "pair.LOAD_FAST.LOAD_ATTR",
-    "optimizer.histogram.trace_length.16",
-    "uops._LOAD_FAST.execution_count",
-    "opcode.BINARY_OP_ADD_INT.specialization.miss",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "opcode.LOAD_ATTR.specialization.failure_kinds.kind_12",
+        "gc.0.collections",
+        "pair.LOAD_FAST.LOAD_ATTR",
+        "optimizer.histogram.trace_length.16",
+        "uops._LOAD_FAST.execution_count",
+        "opcode.BINARY_OP_ADD_INT.specialization.miss",
+    ],
+)
 def test_names_with_digits_and_underscores(name: str) -> None:
     m = parse_metric(f"{name} * 2")
     assert m.inputs == (name,)
@@ -48,17 +51,20 @@ def test_backtick_names_for_unusual_characters() -> None:
     assert parse_metric(m.expression) == parse_metric(m.expression)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("a - b - c", 10 - 4 - 1),
-    ("a - (b - c)", 10 - (4 - 1)),
-    ("a / b * c", 10 / 4 * 1),
-    ("-a * b", -40),
-    ("2 * -a", -20),
-    ("+a", 10),
-    ("a * 1e3 + 0.5", 10000.5),
-    ("(a + b) / (b + c)", 14 / 5),
-    ("100 * a.x / b", 100 * 7 / 4),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a - b - c", 10 - 4 - 1),
+        ("a - (b - c)", 10 - (4 - 1)),
+        ("a / b * c", 10 / 4 * 1),
+        ("-a * b", -40),
+        ("2 * -a", -20),
+        ("+a", 10),
+        ("a * 1e3 + 0.5", 10000.5),
+        ("(a + b) / (b + c)", 14 / 5),
+        ("100 * a.x / b", 100 * 7 / 4),
+    ],
+)
 def test_arithmetic_and_precedence(text: str, expected: float) -> None:
     assert parse_metric(text).evaluate({"a": 10, "b": 4, "c": 1, "a.x": 7}) == pytest.approx(expected)
 
@@ -97,36 +103,39 @@ def test_division_by_zero_is_nan_with_a_note() -> None:
     assert parse_metric("a / b").evaluate({"a": 0, "b": 2}) == 0
 
 
-@pytest.mark.parametrize("text, message", [
-    ("__import__('os').system('true')", "function calls"),
-    ("abs(a)", "function calls"),
-    ("a.b()", "function calls"),
-    ("(a).b", "attribute access"),
-    ("a[0]", "subscripts"),
-    ("a < b", "comparisons"),
-    ("a and b", "'and'/'or'"),
-    ("lambda: 1", "lambda"),
-    ("a if b else c", "conditional"),
-    ("(a := 1)", "assignment"),
-    ("a ** 2", "'**'"),
-    ("a // 2", "'//'"),
-    ("a % 2", "'%'"),
-    ("~a", "'~'"),
-    ("not a", "'not'"),
-    ("'text'", "strings"),
-    ("True", "constant True"),
-    ("None + a", "constant None"),
-    ("1j * a", "constant 1j"),
-    ("[a, b]", "List"),
-    ("a +", "not a valid expression"),
-    ("a; b", "not a valid expression"),
-    ("import os", "not a valid expression"),
-    ("2 + 3", "names no counter"),
-    ("`a", "not closed"),
-    ("`` + a", "empty"),
-    ("", "empty"),
-    ("   ", "empty"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("__import__('os').system('true')", "function calls"),
+        ("abs(a)", "function calls"),
+        ("a.b()", "function calls"),
+        ("(a).b", "attribute access"),
+        ("a[0]", "subscripts"),
+        ("a < b", "comparisons"),
+        ("a and b", "'and'/'or'"),
+        ("lambda: 1", "lambda"),
+        ("a if b else c", "conditional"),
+        ("(a := 1)", "assignment"),
+        ("a ** 2", "'**'"),
+        ("a // 2", "'//'"),
+        ("a % 2", "'%'"),
+        ("~a", "'~'"),
+        ("not a", "'not'"),
+        ("'text'", "strings"),
+        ("True", "constant True"),
+        ("None + a", "constant None"),
+        ("1j * a", "constant 1j"),
+        ("[a, b]", "List"),
+        ("a +", "not a valid expression"),
+        ("a; b", "not a valid expression"),
+        ("import os", "not a valid expression"),
+        ("2 + 3", "names no counter"),
+        ("`a", "not closed"),
+        ("`` + a", "empty"),
+        ("", "empty"),
+        ("   ", "empty"),
+    ],
+)
 def test_everything_else_is_refused_in_one_line(text: str, message: str) -> None:
     with pytest.raises(ConfigError, match="--metric") as info:
         parse_metric(text)
@@ -136,8 +145,11 @@ def test_everything_else_is_refused_in_one_line(text: str, message: str) -> None
 
 def test_nothing_is_executed(tmp_path: Path) -> None:
     target = tmp_path / "pwned"
-    for text in (f"__import__('os').system('touch {target}')", f"open('{target}', 'w')",
-                 "().__class__.__base__.__subclasses__()"):
+    for text in (
+        f"__import__('os').system('touch {target}')",
+        f"open('{target}', 'w')",
+        "().__class__.__base__.__subclasses__()",
+    ):
         with pytest.raises(ConfigError):
             parse_metric(text)
     assert not target.exists()

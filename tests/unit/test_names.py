@@ -20,8 +20,9 @@ def golden(version: str) -> NameTables:
 
 
 def run_capture(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args, "-c", CAPTURE_SCRIPT], capture_output=True, text=True,
-                          cwd=cwd, check=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, *args, "-c", CAPTURE_SCRIPT], capture_output=True, text=True, cwd=cwd, check=True, timeout=60
+    )
 
 
 def test_capture_script_on_this_interpreter() -> None:
@@ -39,8 +40,14 @@ def test_capture_script_on_this_interpreter() -> None:
 def test_capture_script_survives_missing_attributes(tmp_path: Path) -> None:
     (tmp_path / "opcode.py").write_text("opname = ['CACHE', 'POP_TOP', '<2>', '<3>']\n")
     (tmp_path / "dis.py").write_text("")
-    out = subprocess.run([sys.executable, "-S", "-c", CAPTURE_SCRIPT], capture_output=True, text=True,
-                         cwd=tmp_path, env={"PYTHONPATH": str(tmp_path)}, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", CAPTURE_SCRIPT],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path)},
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["opnames"] == ["CACHE", "POP_TOP", "<2>", "<3>"] and doc["families"] is None
@@ -50,10 +57,21 @@ def test_capture_script_survives_missing_attributes(tmp_path: Path) -> None:
 
 # Values checked by hand against Include/opcode.h of the 3.11.2 release.
 OPCODE_H_3_11_2 = {
-    0: "CACHE", 5: "BINARY_OP_ADD_INT", 23: "CALL_PY_EXACT_ARGS", 25: "BINARY_SUBSCR",
-    40: "LOAD_ATTR_INSTANCE_VALUE", 48: "LOAD_GLOBAL_BUILTIN", 63: "LOAD_METHOD_WITH_VALUES",
-    78: "PRECALL_NO_KW_LEN", 93: "FOR_ITER", 145: "LIST_APPEND", 150: "RESUME_QUICK", 157: "BUILD_STRING",
-    161: "STORE_FAST__LOAD_FAST", 166: "PRECALL", 171: "CALL",
+    0: "CACHE",
+    5: "BINARY_OP_ADD_INT",
+    23: "CALL_PY_EXACT_ARGS",
+    25: "BINARY_SUBSCR",
+    40: "LOAD_ATTR_INSTANCE_VALUE",
+    48: "LOAD_GLOBAL_BUILTIN",
+    63: "LOAD_METHOD_WITH_VALUES",
+    78: "PRECALL_NO_KW_LEN",
+    93: "FOR_ITER",
+    145: "LIST_APPEND",
+    150: "RESUME_QUICK",
+    157: "BUILD_STRING",
+    161: "STORE_FAST__LOAD_FAST",
+    166: "PRECALL",
+    171: "CALL",
 }
 
 
@@ -100,9 +118,11 @@ def test_311_failure_kind_names_match_summarize_stats() -> None:
 
     tables = golden("3.11.2")
     collection = collect(sorted((DATA / "3.11.2" / "run1").glob("*.txt")), tables, {})
-    ours = {(name.split(".")[1], name.rsplit(".", 1)[1].replace("_", " ")): value
-            for name, value in collection.counters.items()
-            if name.startswith("opcode.") and ".failure_kinds." in name}
+    ours = {
+        (name.split(".")[1], name.rsplit(".", 1)[1].replace("_", " ")): value
+        for name, value in collection.counters.items()
+        if name.startswith("opcode.") and ".failure_kinds." in name
+    }
     theirs = summarize_311_failure_kinds()
     assert theirs and ours == theirs
 
@@ -122,15 +142,23 @@ def test_failure_kind_naming_rules() -> None:
 def test_source_defines_and_round_trip() -> None:
     files = {
         "Python/specialize.c": "#define SPEC_FAIL_OTHER 0\n#define SPEC_FAIL_NO_DICT 1\n"
-                               "  # define SPEC_FAIL_ATTR_METHOD 5 /* x */\n#define SPEC_FAIL_ATTR_X SOMETHING\n",
+        "  # define SPEC_FAIL_ATTR_METHOD 5 /* x */\n#define SPEC_FAIL_ATTR_X SOMETHING\n",
         "Include/cpython/pystats.h": "#define EVAL_CALL_TOTAL 0\n#define EVAL_CALL_VECTOR 1\n#define EVAL_CALL_KINDS 2\n",
     }
     defines = source_defines(files)
-    assert defines == {"spec_fail": [["OTHER", 0], ["NO_DICT", 1], ["ATTR_METHOD", 5]],
-                       "eval_call": [["TOTAL", 0], ["VECTOR", 1], ["KINDS", 2]]}
+    assert defines == {
+        "spec_fail": [["OTHER", 0], ["NO_DICT", 1], ["ATTR_METHOD", 5]],
+        "eval_call": [["TOTAL", 0], ["VECTOR", 1], ["KINDS", 2]],
+    }
     assert set(files) <= set(DEFINE_SOURCES)
-    tables = NameTables.from_capture({"opnames": ["CACHE", "LOAD_ATTR", "LOAD_ATTR_SLOT"], "python_version": "3.99.0",
-                                      "families": {"LOAD_ATTR": ["LOAD_ATTR_SLOT"]}}, defines)
+    tables = NameTables.from_capture(
+        {
+            "opnames": ["CACHE", "LOAD_ATTR", "LOAD_ATTR_SLOT"],
+            "python_version": "3.99.0",
+            "families": {"LOAD_ATTR": ["LOAD_ATTR_SLOT"]},
+        },
+        defines,
+    )
     assert tables.failure_kind(5, "LOAD_ATTR_SLOT") == "method" and tables.generic_fail_max() == 1
     assert tables.eval_call_kind(1) == "vector" and tables.eval_call_kind("2") == "kind_2"
     again = NameTables.from_json(json.dumps(tables.to_json()))

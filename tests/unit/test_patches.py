@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from pystats_harness.errors import ConfigError, PatchError, RevisionUnsupported
 from pystats_harness.build.patches import (
     DEFAULT_SERIES_PATH,
     Action,
@@ -20,6 +19,7 @@ from pystats_harness.build.patches import (
     plan_patches,
     render,
 )
+from pystats_harness.errors import ConfigError, PatchError, RevisionUnsupported
 
 TREES = Path(__file__).resolve().parents[1] / "data" / "trees"
 APPLY, PRESENT, NA, SKIP = Action.APPLY, Action.PRESENT, Action.NOT_APPLICABLE, Action.SKIPPED
@@ -46,13 +46,21 @@ def tree(name: str) -> Reader:
 
 
 EXPECTED: dict[str, dict[str, tuple[Action, str | None]]] = {
-    "py311-pristine": {"stats-api": (APPLY, "3.11"), "dump-when-off": (APPLY, "3.11"),
-                       "xstats-default-off": (APPLY, "3.11"), "pythonstats-env": (NA, None)},
+    "py311-pristine": {
+        "stats-api": (APPLY, "3.11"),
+        "dump-when-off": (APPLY, "3.11"),
+        "xstats-default-off": (APPLY, "3.11"),
+        "pythonstats-env": (NA, None),
+    },
     "py311-patched": {c: (PRESENT, None) for c in IDS},
     "py311a7-alpha": {c: (NA, None) for c in IDS},
     "py312-dev-pre-api": {c: (NA, None) for c in IDS},
-    "py312-dev-prefix": {"stats-api": (PRESENT, None), "dump-when-off": (APPLY, "3.12-dev"),
-                         "xstats-default-off": (APPLY, "3.12-dev"), "pythonstats-env": (NA, None)},
+    "py312-dev-prefix": {
+        "stats-api": (PRESENT, None),
+        "dump-when-off": (APPLY, "3.12-dev"),
+        "xstats-default-off": (APPLY, "3.12-dev"),
+        "pythonstats-env": (NA, None),
+    },
     "py312-postfix": {**{c: (PRESENT, None) for c in CORE}, "pythonstats-env": (APPLY, "3.12")},
     "py313": {c: (PRESENT, None) for c in IDS},
     "py315-main": {c: (PRESENT, None) for c in IDS},
@@ -97,7 +105,11 @@ def test_none_applies_nothing_but_reports_presence(series: Series) -> None:
 def test_explicit_subset_and_order(series: Series) -> None:
     plan = plan_patches(tree("py311-pristine"), series, ["stats-api"])
     assert [(d.change, d.action) for d in plan.decisions] == [
-        ("stats-api", APPLY), ("dump-when-off", SKIP), ("xstats-default-off", SKIP), ("pythonstats-env", SKIP)]
+        ("stats-api", APPLY),
+        ("dump-when-off", SKIP),
+        ("xstats-default-off", SKIP),
+        ("pythonstats-env", SKIP),
+    ]
     shuffled = plan_patches(tree("py311-pristine"), series, ["xstats-default-off", "stats-api", "dump-when-off"])
     assert [p.change for p in shuffled.patches] == list(CORE)
 
@@ -122,7 +134,9 @@ def test_explicit_not_applicable_is_an_error(series: Series) -> None:
 
 
 def test_unknown_change_names_the_known_ones(series: Series) -> None:
-    with pytest.raises(ConfigError, match="bogus.*known: stats-api, dump-when-off, xstats-default-off, pythonstats-env"):
+    with pytest.raises(
+        ConfigError, match="bogus.*known: stats-api, dump-when-off, xstats-default-off, pythonstats-env"
+    ):
         plan_patches(tree("py311-pristine"), series, ["stats-api", "bogus"])
 
 
@@ -182,25 +196,43 @@ def _write_series(tmp_path: Path, body: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("body, message", [
-    ('[[change]]\nid = "a"\norder = 1\n', "malformed"),
-    ('[[change]]\nid = "a"\norder = 1\nupstream = "x"\n[[change.variant]]\nid = "v"\npatch = "p"\n'
-     'probes = [{ file = "f", match = "(" }]\n', "bad regex"),
-    ('[[change]]\nid = "a"\norder = 1\nupstream = "x"\n[[change.variant]]\nid = "v"\npatch = "p"\n'
-     'requires = ["b"]\nprobes = [{ file = "f", match = "x" }]\n', "not an earlier change"),
-    ('[[change]]\nid = "a"\norder = 1\nupstream = "x"\n[[change]]\nid = "a"\norder = 2\nupstream = "x"\n', "unique"),
-    ('[[change]]\nid = "a"\norder = 1\nupstream = "x"\n[[change.present]]\nlabel = "l"\n'
-     'probes = [{ file = "f" }]\n', "exactly one of"),
-    ("[[change]\n", "cannot read"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ('[[change]]\nid = "a"\norder = 1\n', "malformed"),
+        (
+            '[[change]]\nid = "a"\norder = 1\nupstream = "x"\n[[change.variant]]\nid = "v"\npatch = "p"\n'
+            'probes = [{ file = "f", match = "(" }]\n',
+            "bad regex",
+        ),
+        (
+            '[[change]]\nid = "a"\norder = 1\nupstream = "x"\n[[change.variant]]\nid = "v"\npatch = "p"\n'
+            'requires = ["b"]\nprobes = [{ file = "f", match = "x" }]\n',
+            "not an earlier change",
+        ),
+        (
+            '[[change]]\nid = "a"\norder = 1\nupstream = "x"\n[[change]]\nid = "a"\norder = 2\nupstream = "x"\n',
+            "unique",
+        ),
+        (
+            '[[change]]\nid = "a"\norder = 1\nupstream = "x"\n[[change.present]]\nlabel = "l"\n'
+            'probes = [{ file = "f" }]\n',
+            "exactly one of",
+        ),
+        ("[[change]\n", "cannot read"),
+    ],
+)
 def test_bad_series_files(tmp_path: Path, body: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         load_series(_write_series(tmp_path, body))
 
 
 def test_patch_dir_defaults_beside_configs(tmp_path: Path) -> None:
-    path = _write_series(tmp_path, '[[change]]\nid = "a"\norder = 1\nupstream = "x"\n[[change.variant]]\nid = "v"\n'
-                                   'patch = "a/v.patch"\nprobes = [{ file = "configure.ac", match = "pystats" }]\n')
+    path = _write_series(
+        tmp_path,
+        '[[change]]\nid = "a"\norder = 1\nupstream = "x"\n[[change.variant]]\nid = "v"\n'
+        'patch = "a/v.patch"\nprobes = [{ file = "configure.ac", match = "pystats" }]\n',
+    )
     (tmp_path / "patches" / "a").mkdir(parents=True)
     shutil.copy(TREES / "py311-pristine" / "configure.ac", tmp_path / "patches" / "a" / "v.patch")
     s = load_series(path)

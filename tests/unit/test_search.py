@@ -13,14 +13,29 @@ from hypothesis import strategies as st
 
 from pystats_harness import errors
 from pystats_harness.bisect.exitcodes import (
-    EXIT_ABORT, EXIT_BAD, EXIT_GOOD, EXIT_INTERRUPTED, EXIT_SKIP, exit_code, exit_code_for_error,
+    EXIT_ABORT,
+    EXIT_BAD,
+    EXIT_GOOD,
+    EXIT_INTERRUPTED,
+    EXIT_SKIP,
+    exit_code,
+    exit_code_for_error,
     outcome_for_error,
 )
 from pystats_harness.bisect.metric import MissingCounters, parse_metric
 from pystats_harness.bisect.resultcache import ResultCache, result_key
 from pystats_harness.bisect.search import (
-    BUILD_FAILED, METRIC_UNDEFINED, PATCH_FAILED, RUN_FAILED, BisectResult, EndpointsDoNotDiffer, Judge,
-    Outcome, bisect, estimate_remaining_steps, validate_endpoints,
+    BUILD_FAILED,
+    METRIC_UNDEFINED,
+    PATCH_FAILED,
+    RUN_FAILED,
+    BisectResult,
+    EndpointsDoNotDiffer,
+    Judge,
+    Outcome,
+    bisect,
+    estimate_remaining_steps,
+    validate_endpoints,
 )
 
 Value = float | None
@@ -30,8 +45,9 @@ def shas(n: int) -> list[str]:
     return [f"{i:040x}" for i in range(n)]
 
 
-def run(values: Sequence[Value], *, threshold: float | None = None,
-        direction: str | None = None) -> tuple[BisectResult, list[int]]:
+def run(
+    values: Sequence[Value], *, threshold: float | None = None, direction: str | None = None
+) -> tuple[BisectResult, list[int]]:
     calls: list[int] = []
 
     def measure(i: int) -> Outcome:
@@ -68,7 +84,13 @@ def test_asv_example() -> None:
     assert [t.index for t in result.skipped] == [5]
     assert result.skipped[0].reason == "build failed: commit 5 does not build"
     assert [(t.index, t.status, t.step) for t in result.tested] == [
-        (0, "good", 0), (3, "good", 1), (4, "bad", 4), (5, "skipped", 2), (6, "bad", 3), (7, "bad", 0)]
+        (0, "good", 0),
+        (3, "good", 1),
+        (4, "bad", 4),
+        (5, "skipped", 2),
+        (6, "bad", 3),
+        (7, "bad", 0),
+    ]
 
 
 @pytest.mark.parametrize("n", range(2, 41))
@@ -177,8 +199,13 @@ def test_progress_callbacks() -> None:
     values = [0.0] * k + [1.0] * (n - k)
     starts: list[tuple[int, int, int]] = []
     steps: list[tuple[int, int, int, Outcome]] = []
-    result = bisect(shas(n), lambda i: Outcome.ok(values[i]), Judge.from_endpoints(0, 1),
-                    on_start=lambda *a: starts.append(a), on_step=lambda *a: steps.append(a))
+    result = bisect(
+        shas(n),
+        lambda i: Outcome.ok(values[i]),
+        Judge.from_endpoints(0, 1),
+        on_start=lambda *a: starts.append(a),
+        on_step=lambda *a: steps.append(a),
+    )
     assert [s[0] for s in starts] == [s[0] for s in steps] == list(range(1, result.measurements + 1))
     assert starts[0][1] == estimate_remaining_steps(0, n - 1) == 7
     remaining = [s[1] for s in steps]
@@ -197,8 +224,9 @@ def test_known_outcomes_are_not_measured_again() -> None:
     wider = [1, 1, 1, *values, 5]
     shifted = {i + 3: o for i, o in known.items() if 0 < i < 8}
     seen: list[int] = []
-    result = bisect(shas(len(wider)), lambda i: (seen.append(i), Outcome.ok(wider[i]))[1],
-                    Judge.from_endpoints(1, 5), known=shifted)
+    result = bisect(
+        shas(len(wider)), lambda i: (seen.append(i), Outcome.ok(wider[i]))[1], Judge.from_endpoints(1, 5), known=shifted
+    )
     assert result.first_bad == 7 and not set(seen) & set(shifted)
 
 
@@ -211,8 +239,7 @@ def test_trivial_paths() -> None:
 
 def test_known_endpoints_must_hold() -> None:
     with pytest.raises(EndpointsDoNotDiffer, match="must be good"):
-        bisect(shas(4), lambda i: Outcome.ok(0), Judge.from_endpoints(0, 1),
-               known={0: Outcome.failed(BUILD_FAILED)})
+        bisect(shas(4), lambda i: Outcome.ok(0), Judge.from_endpoints(0, 1), known={0: Outcome.failed(BUILD_FAILED)})
 
 
 def test_estimate_remaining_steps() -> None:
@@ -264,6 +291,7 @@ def test_validate_endpoints() -> None:
 
 # --- git bisect run exit codes ------------------------------------------------------------------------
 
+
 def test_exit_codes_for_git_bisect_run() -> None:
     judge = Judge.from_endpoints(1, 5)
     assert exit_code(Outcome.ok(1.5), judge) == EXIT_GOOD == 0
@@ -273,22 +301,25 @@ def test_exit_codes_for_git_bisect_run() -> None:
     assert exit_code(Outcome.ok(math.nan), judge) == 125
 
 
-@pytest.mark.parametrize("exc, code, failure", [
-    (errors.BuildFailed("make failed"), 125, BUILD_FAILED),
-    (errors.PatchError("does not apply"), 125, PATCH_FAILED),
-    (errors.RevisionNotFound("no such commit"), 125, "checkout failed"),
-    (errors.RevisionUnsupported("too old"), 125, BUILD_FAILED),
-    (errors.VerificationFailed("fingerprint"), 125, BUILD_FAILED),
-    (errors.RunFailed("timed out"), 125, RUN_FAILED),
-    (errors.StatsParseError("bad dump"), 125, RUN_FAILED),
-    (MissingCounters("none of its counters"), 125, METRIC_UNDEFINED),
-    (RuntimeError("a bug"), 125, RUN_FAILED),
-    (errors.ConfigError("bad --metric"), 128, None),
-    (errors.EngineUnavailable("no docker"), 128, None),
-    (errors.ImageError("no image"), 128, None),
-    (errors.Interrupted("interrupted"), 130, None),
-    (KeyboardInterrupt(), 130, None),
-])
+@pytest.mark.parametrize(
+    "exc, code, failure",
+    [
+        (errors.BuildFailed("make failed"), 125, BUILD_FAILED),
+        (errors.PatchError("does not apply"), 125, PATCH_FAILED),
+        (errors.RevisionNotFound("no such commit"), 125, "checkout failed"),
+        (errors.RevisionUnsupported("too old"), 125, BUILD_FAILED),
+        (errors.VerificationFailed("fingerprint"), 125, BUILD_FAILED),
+        (errors.RunFailed("timed out"), 125, RUN_FAILED),
+        (errors.StatsParseError("bad dump"), 125, RUN_FAILED),
+        (MissingCounters("none of its counters"), 125, METRIC_UNDEFINED),
+        (RuntimeError("a bug"), 125, RUN_FAILED),
+        (errors.ConfigError("bad --metric"), 128, None),
+        (errors.EngineUnavailable("no docker"), 128, None),
+        (errors.ImageError("no image"), 128, None),
+        (errors.Interrupted("interrupted"), 130, None),
+        (KeyboardInterrupt(), 130, None),
+    ],
+)
 def test_exit_codes_for_errors(exc: BaseException, code: int, failure: str | None) -> None:
     assert exit_code_for_error(exc) == code
     assert code not in (255, -1) and (code in (0, 1, 125) or code >= 128)
@@ -298,6 +329,7 @@ def test_exit_codes_for_errors(exc: BaseException, code: int, failure: str | Non
 
 
 # --- the result cache (re-running a bisect measures nothing) -------------------------------------------
+
 
 def test_rerun_reuses_the_result_cache(tmp_path: Path) -> None:
     metric = parse_metric("hit / (hit + miss)")
@@ -315,8 +347,9 @@ def test_rerun_reuses_the_result_cache(tmp_path: Path) -> None:
             return hit.outcome(metric)
         builds.append(i)
         if counters[i] is None:
-            return cache.put(commits[i], "recipe", "nbody", metric.inputs, failure=BUILD_FAILED,
-                             detail="make: *** [python] Error 1").outcome(metric)
+            return cache.put(
+                commits[i], "recipe", "nbody", metric.inputs, failure=BUILD_FAILED, detail="make: *** [python] Error 1"
+            ).outcome(metric)
         return cache.put(commits[i], "recipe", "nbody", metric.inputs, counters=counters[i]).outcome(metric)
 
     judge = Judge.from_endpoints(measure(0).value, measure(n - 1).value)  # type: ignore[arg-type]
@@ -346,8 +379,9 @@ def test_result_cache_failures_and_retry_policy(tmp_path: Path) -> None:
     assert cache.get("s1", "other recipe", "w", metric.inputs) is None
     assert cache.get("s1", "r", "other workload", metric.inputs) is None
     assert cache.get("s1", "r", "w", ["a", "b", "c"]) is None
-    stored = cache.put("s3", "r", "w", metric.inputs, counters={"a": 1, "b": 4, "unrelated": 7},
-                       extra={"build_key": "abc"})
+    stored = cache.put(
+        "s3", "r", "w", metric.inputs, counters={"a": 1, "b": 4, "unrelated": 7}, extra={"build_key": "abc"}
+    )
     assert stored.counters == {"a": 1, "b": 4} and stored.extra == {"build_key": "abc"}
     assert stored.measured_at.endswith("+00:00")
     assert cache.get("s3", "r", "w", metric.inputs) == stored

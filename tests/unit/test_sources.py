@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.errors import MirrorError, PatchError, ReleaseImportError, RevisionNotFound
 from pystats_harness.build.releases import import_release
+from pystats_harness.errors import MirrorError, PatchError, ReleaseImportError, RevisionNotFound
 from pystats_harness.infra.mirror import Mirror, apply_patches
 
 
@@ -51,7 +51,9 @@ def test_worktree_is_removed_even_on_error(git_repo, tmp_path: Path) -> None:
         assert (wt / "a").read_text() == "1"
         raise KeyboardInterrupt
     assert list((tmp_path / "wts").iterdir()) == []
-    listed = subprocess.run(["git", "--git-dir", str(m.path), "worktree", "list"], capture_output=True, text=True).stdout
+    listed = subprocess.run(
+        ["git", "--git-dir", str(m.path), "worktree", "list"], capture_output=True, text=True
+    ).stdout
     assert "wt-" not in listed
 
 

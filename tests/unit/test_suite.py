@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.stats.dumps import KINDS
 from pystats_harness.suite import canaries as C
 from pystats_harness.suite.automated import expected_bracketed_loops
 from pystats_harness.suite.manual import bracketed_loops
@@ -27,16 +26,26 @@ CONFIG = ROOT / "configs" / "suite.toml"
 def run_py(*args: str, env: dict[str, str] | None = None, timeout: int = 120) -> subprocess.CompletedProcess[str]:
     full_env = dict(os.environ, PYTHONHASHSEED="0")
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-B", *args], capture_output=True, text=True, timeout=timeout,
-                          env=full_env, cwd="/")
+    return subprocess.run(
+        [sys.executable, "-B", *args], capture_output=True, text=True, timeout=timeout, env=full_env, cwd="/"
+    )
 
 
 # --- synthetic tables and dumps ---------------------------------------------------------------
 
 TABLE_313 = {
     "python": "3.13.5",
-    "names": {"1": "LOAD_FAST", "2": "LOAD_ATTR", "3": "LOAD_ATTR_SLOT", "4": "CALL", "5": "CALL_LIST_APPEND",
-              "6": "POP_TOP", "7": "FOR_ITER", "8": "FOR_ITER_RANGE", "9": "JUMP_BACKWARD"},
+    "names": {
+        "1": "LOAD_FAST",
+        "2": "LOAD_ATTR",
+        "3": "LOAD_ATTR_SLOT",
+        "4": "CALL",
+        "5": "CALL_LIST_APPEND",
+        "6": "POP_TOP",
+        "7": "FOR_ITER",
+        "8": "FOR_ITER_RANGE",
+        "9": "JUMP_BACKWARD",
+    },
     "families": {"LOAD_ATTR_SLOT": "LOAD_ATTR", "CALL_LIST_APPEND": "CALL", "FOR_ITER_RANGE": "FOR_ITER"},
     "implied": {"CALL_LIST_APPEND": {"POP_TOP": 1}},
     "groups": {},
@@ -46,15 +55,31 @@ TABLE_313 = {
 
 TABLE_311 = {
     "python": "3.11.2",
-    "names": {"10": "LOAD_FAST", "11": "LOAD_FAST__LOAD_FAST", "12": "COMPARE_OP", "13": "COMPARE_OP_INT_JUMP",
-              "14": "POP_JUMP_FORWARD_IF_FALSE", "15": "POP_JUMP_BACKWARD_IF_TRUE", "16": "FOR_ITER",
-              "17": "LOAD_ATTR", "18": "LOAD_ATTR_ADAPTIVE", "19": "LOAD_ATTR_SLOT", "20": "JUMP_BACKWARD",
-              "21": "JUMP_BACKWARD_QUICK"},
-    "families": {"LOAD_FAST__LOAD_FAST": "LOAD_FAST", "COMPARE_OP_INT_JUMP": "COMPARE_OP",
-                 "LOAD_ATTR_ADAPTIVE": "LOAD_ATTR", "LOAD_ATTR_SLOT": "LOAD_ATTR",
-                 "JUMP_BACKWARD_QUICK": "JUMP_BACKWARD"},
-    "implied": {"LOAD_FAST__LOAD_FAST": {"LOAD_FAST": 1},
-                "COMPARE_OP_INT_JUMP": {"POP_JUMP_IF_TRUE/FALSE (3.11 group)": 1}},
+    "names": {
+        "10": "LOAD_FAST",
+        "11": "LOAD_FAST__LOAD_FAST",
+        "12": "COMPARE_OP",
+        "13": "COMPARE_OP_INT_JUMP",
+        "14": "POP_JUMP_FORWARD_IF_FALSE",
+        "15": "POP_JUMP_BACKWARD_IF_TRUE",
+        "16": "FOR_ITER",
+        "17": "LOAD_ATTR",
+        "18": "LOAD_ATTR_ADAPTIVE",
+        "19": "LOAD_ATTR_SLOT",
+        "20": "JUMP_BACKWARD",
+        "21": "JUMP_BACKWARD_QUICK",
+    },
+    "families": {
+        "LOAD_FAST__LOAD_FAST": "LOAD_FAST",
+        "COMPARE_OP_INT_JUMP": "COMPARE_OP",
+        "LOAD_ATTR_ADAPTIVE": "LOAD_ATTR",
+        "LOAD_ATTR_SLOT": "LOAD_ATTR",
+        "JUMP_BACKWARD_QUICK": "JUMP_BACKWARD",
+    },
+    "implied": {
+        "LOAD_FAST__LOAD_FAST": {"LOAD_FAST": 1},
+        "COMPARE_OP_INT_JUMP": {"POP_JUMP_IF_TRUE/FALSE (3.11 group)": 1},
+    },
     "groups": {"POP_JUMP_IF_TRUE/FALSE (3.11 group)": ["POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE"]},
     "miss_double_counted": True,
     "attempt_double_counted": True,
@@ -102,19 +127,24 @@ def test_family_counts_313_attempts_and_implied() -> None:
 
 def test_family_counts_311_numeric_misses_superinstructions_group() -> None:
     dump = {
-        "17": entry(5, success=2, miss=6),   # LOAD_ATTR base: 2 attempts and 6 misses double counted
-        "18": entry(4),                      # LOAD_ATTR_ADAPTIVE
-        "19": entry(30, miss=6),             # LOAD_ATTR_SLOT (its own miss counter is not used)
-        "11": entry(20),                     # LOAD_FAST__LOAD_FAST = 2 LOAD_FAST each
+        "17": entry(5, success=2, miss=6),  # LOAD_ATTR base: 2 attempts and 6 misses double counted
+        "18": entry(4),  # LOAD_ATTR_ADAPTIVE
+        "19": entry(30, miss=6),  # LOAD_ATTR_SLOT (its own miss counter is not used)
+        "11": entry(20),  # LOAD_FAST__LOAD_FAST = 2 LOAD_FAST each
         "10": entry(3),
-        "13": entry(8),                      # COMPARE_OP_INT_JUMP also does the jump
+        "13": entry(8),  # COMPARE_OP_INT_JUMP also does the jump
         "14": entry(2),
         "15": entry(1),
-        "16": entry(9, failure=9),           # FOR_ITER: failures classify iterators, no attempts
+        "16": entry(9, failure=9),  # FOR_ITER: failures classify iterators, no attempts
     }
     got = C.family_counts(dump, TABLE_311)
-    assert got == {"LOAD_ATTR": 5 + 4 + 30 - 2 - 6, "LOAD_FAST": 43, "COMPARE_OP": 8,
-                   "POP_JUMP_IF_TRUE/FALSE (3.11 group)": 11, "FOR_ITER": 9}
+    assert got == {
+        "LOAD_ATTR": 5 + 4 + 30 - 2 - 6,
+        "LOAD_FAST": 43,
+        "COMPARE_OP": 8,
+        "POP_JUMP_IF_TRUE/FALSE (3.11 group)": 11,
+        "FOR_ITER": 9,
+    }
 
 
 def test_family_counts_plain_int_mapping_means_no_correction() -> None:
@@ -125,8 +155,14 @@ def test_compare_exact_and_mismatch() -> None:
     per_iter = {"FOR_ITER": 1, "LOAD_FAST": 2, "LOAD_ATTR": 1, "JUMP_BACKWARD": 1}
     low = {"FOR_ITER": entry(11), "LOAD_FAST": entry(25), "LOAD_ATTR": entry(12, success=1), "JUMP_BACKWARD": entry(10)}
     # 2N run: startup constants identical, 10 more iterations, one more failed attempt (backoff)
-    high = {"FOR_ITER_RANGE": entry(10), "FOR_ITER": entry(11), "LOAD_FAST": entry(45),
-            "LOAD_ATTR": entry(13, success=1, failure=1), "LOAD_ATTR_SLOT": entry(10), "JUMP_BACKWARD": entry(20)}
+    high = {
+        "FOR_ITER_RANGE": entry(10),
+        "FOR_ITER": entry(11),
+        "LOAD_FAST": entry(45),
+        "LOAD_ATTR": entry(13, success=1, failure=1),
+        "LOAD_ATTR_SLOT": entry(10),
+        "JUMP_BACKWARD": entry(20),
+    }
     assert C.compare(low, high, 10, per_iter, TABLE_313) == []
     high["LOAD_FAST"] = entry(46)
     high["NOP"] = entry(3)
@@ -153,8 +189,9 @@ def test_compare_accepts_per_iteration_by_number() -> None:
 
 
 def test_expected_family_counts_groups_311_jumps() -> None:
-    got = C.expected_family_counts({"POP_JUMP_FORWARD_IF_FALSE": 3, "POP_JUMP_BACKWARD_IF_TRUE": 1,
-                                    "COMPARE_OP": 4}, TABLE_311)
+    got = C.expected_family_counts(
+        {"POP_JUMP_FORWARD_IF_FALSE": 3, "POP_JUMP_BACKWARD_IF_TRUE": 1, "COMPARE_OP": 4}, TABLE_311
+    )
     assert got == {"POP_JUMP_IF_TRUE/FALSE (3.11 group)": 4, "COMPARE_OP": 4}
 
 
@@ -230,7 +267,15 @@ def test_check_command_exit_codes(tmp_path: Path) -> None:
     (tmp_path / "n2").mkdir()
     (tmp_path / "n" / "x.txt").write_text("opcode[LOAD_FAST].execution_count : 10\n")
     (tmp_path / "n2" / "y.txt").write_text("opcode[LOAD_FAST].execution_count : 16\n")
-    args = (str(SUITE / "canaries.py"), "check", str(tmp_path / "t.json"), "k", "3", str(tmp_path / "n"), str(tmp_path / "n2"))
+    args = (
+        str(SUITE / "canaries.py"),
+        "check",
+        str(tmp_path / "t.json"),
+        "k",
+        "3",
+        str(tmp_path / "n"),
+        str(tmp_path / "n2"),
+    )
     ok = run_py(*args)
     assert ok.returncode == 0 and json.loads(ok.stdout)["exact"] is True
     (tmp_path / "n2" / "y.txt").write_text("opcode[LOAD_FAST].execution_count : 17\n")
@@ -245,7 +290,7 @@ def test_check_command_exit_codes(tmp_path: Path) -> None:
 def test_expected_bracketed_loops() -> None:
     assert expected_bracketed_loops(10, 1, 2) == 20
     assert expected_bracketed_loops(10, 3, 2, warmups=5) == 60  # warmups are cleared by the hook
-    assert expected_bracketed_loops(7, 2, 1) == 14               # one worker dump
+    assert expected_bracketed_loops(7, 2, 1) == 14  # one worker dump
     for bad in ((0, 1, 1), (1, 0, 1), (1, 1, 0), (1, 1, 1, -1), (1.5, 1, 1)):
         with pytest.raises(ValueError):
             expected_bracketed_loops(*bad)
@@ -254,12 +299,14 @@ def test_expected_bracketed_loops() -> None:
 
 # --- drivers and workloads on the host interpreter ---------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def workload_names() -> list[str]:
     code = f"import sys; sys.path.insert(0, {str(SUITE)!r}); import workloads; print(' '.join(workloads.ALL))"
     out = run_py("-c", code)
     assert out.returncode == 0, out.stderr
     return out.stdout.split()
+
 
 PROBE = """
 import gc, sys
@@ -295,7 +342,7 @@ def test_workloads_deterministic_cycle_free_and_hash_seed_independent(workload_n
     outs = [run_py("-c", probe, env={"PYTHONHASHSEED": seed}) for seed in ("0", "12345")]
     for out in outs:
         assert out.returncode == 0, out.stderr
-    results = [eval(out.stdout) for out in outs]  # noqa: S307 - our own repr output
+    results = [eval(out.stdout) for out in outs]
     assert results[0] == results[1], "a workload depends on PYTHONHASHSEED"
     for name, (first, second, garbage) in results[0].items():
         assert first == second, f"{name}: run(1) and run(2) differ -> per-loop work is not identical"
@@ -324,8 +371,9 @@ def test_drivers_do_not_write_bytecode(tmp_path: Path) -> None:
 
     copy = tmp_path / "suite"
     shutil.copytree(SUITE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    out = subprocess.run([sys.executable, str(copy / "manual.py"), "null", "1"], capture_output=True, text=True,
-                         timeout=60, cwd="/")
+    out = subprocess.run(
+        [sys.executable, str(copy / "manual.py"), "null", "1"], capture_output=True, text=True, timeout=60, cwd="/"
+    )
     assert out.returncode == 0, out.stderr
     assert not list(copy.rglob("*.pyc")), "a driver wrote bytecode (the suite is mounted read-only)"
 
@@ -333,12 +381,20 @@ def test_drivers_do_not_write_bytecode(tmp_path: Path) -> None:
 SITE = os.environ.get("PYSTATS_SUITE_SITE", "")
 needs_pyperf = pytest.mark.skipif(
     not (SITE and (Path(SITE) / "pyperf").is_dir()),
-    reason="set PYSTATS_SUITE_SITE to a make-wheelhouse.sh site/ directory to run real pyperf")
+    reason="set PYSTATS_SUITE_SITE to a make-wheelhouse.sh site/ directory to run real pyperf",
+)
 
 
 def test_automated_driver_without_pyperf(tmp_path: Path) -> None:
-    out = run_py(str(SUITE / "automated.py"), "null", "--site", str(tmp_path), "--loops", "1",
-                 env={"PYSTATS_SUITE_SITE": "", "PYTHONPATH": ""})
+    out = run_py(
+        str(SUITE / "automated.py"),
+        "null",
+        "--site",
+        str(tmp_path),
+        "--loops",
+        "1",
+        env={"PYSTATS_SUITE_SITE": "", "PYTHONPATH": ""},
+    )
     if out.returncode == 0:
         pytest.skip("pyperf is importable on the host without the wheelhouse")
     assert out.returncode == 2 and "cannot import pyperf" in out.stderr
@@ -349,9 +405,26 @@ def test_automated_driver_plumbing_with_real_pyperf(tmp_path: Path) -> None:
     # The host is no stats build, so use pyperf's _test_hook: checks the worker command line
     # (--site, workload, -B), PYTHONHASHSEED inheritance and the loops/values/processes rule.
     out_json = tmp_path / "out.json"
-    out = run_py(str(SUITE / "automated.py"), "null", "--site", SITE, "--loops", "3", "--warmups", "0",
-                 "--values", "2", "--processes", "2", "--hook", "_test_hook", "-q", "-o", str(out_json),
-                 env={"PYSTATS_SUITE_SITE": ""})
+    out = run_py(
+        str(SUITE / "automated.py"),
+        "null",
+        "--site",
+        SITE,
+        "--loops",
+        "3",
+        "--warmups",
+        "0",
+        "--values",
+        "2",
+        "--processes",
+        "2",
+        "--hook",
+        "_test_hook",
+        "-q",
+        "-o",
+        str(out_json),
+        env={"PYSTATS_SUITE_SITE": ""},
+    )
     assert out.returncode == 0, out.stderr + out.stdout
     doc = json.loads(out_json.read_text())
     (bench,) = doc["benchmarks"]

@@ -12,7 +12,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _invoke(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "invoke", *args], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "-m", "invoke", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
         env={**os.environ, "INVOKE_PYSTATS_CACHE_DIR": str(tmp_path / "cache"), **env},
     )
 

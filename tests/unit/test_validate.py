@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from pystats_harness.validate.baseline import deviations, net_per_loop
 from pystats_harness.errors import BaselineMismatch, CanaryMismatch, FingerprintFailed, LeakageFound, NoBaseline
-from pystats_harness.validate.suiteconfig import load_suite
-from pystats_harness.validate.steps import StepResult, ValidationReport
+from pystats_harness.validate.baseline import deviations, net_per_loop
 from pystats_harness.validate.report import to_markdown
+from pystats_harness.validate.steps import StepResult, ValidationReport
+from pystats_harness.validate.suiteconfig import load_suite
 
 META = {"revision": "v3.13.5", "sha": "a" * 40, "python_version": "3.13.5", "patches": [], "workloads": {"nbody": 10}}
 
@@ -27,7 +27,15 @@ def report(*statuses: str) -> ValidationReport:
         (("pass", "pass", "pass", "pass", "fail"), BaselineMismatch),
         (("pass", "pass", "pass", "pass", "no baseline"), NoBaseline),
     ],
-    ids=["all good", "fingerprint first", "canary", "leakage before no baseline", "isolation", "baseline", "no baseline"],
+    ids=[
+        "all good",
+        "fingerprint first",
+        "canary",
+        "leakage before no baseline",
+        "isolation",
+        "baseline",
+        "no baseline",
+    ],
 )
 def test_exit_code_per_outcome(statuses: tuple[str, ...], error: type | None) -> None:
     got = report(*statuses).error()
@@ -37,14 +45,21 @@ def test_exit_code_per_outcome(statuses: tuple[str, ...], error: type | None) ->
 
 
 def test_distinct_codes() -> None:
-    codes = [FingerprintFailed.exit_code, CanaryMismatch.exit_code, LeakageFound.exit_code, BaselineMismatch.exit_code,
-             NoBaseline.exit_code]
+    codes = [
+        FingerprintFailed.exit_code,
+        CanaryMismatch.exit_code,
+        LeakageFound.exit_code,
+        BaselineMismatch.exit_code,
+        NoBaseline.exit_code,
+    ]
     assert len(set(codes)) == 5 and 0 not in codes
 
 
 def test_baseline_net_and_tolerances() -> None:
     suite = load_suite()
-    net = net_per_loop({"opcode.A.execution_count": 110, "objects.allocations": 500}, {"opcode.A.execution_count": 10}, 10)
+    net = net_per_loop(
+        {"opcode.A.execution_count": 110, "objects.allocations": 500}, {"opcode.A.execution_count": 10}, 10
+    )
     assert net == {"opcode.A.execution_count": 10.0, "objects.allocations": 50.0}
     assert deviations(net, dict(net), suite) == []
     bad = deviations(net, {"opcode.A.execution_count": 10.1, "objects.allocations": 52.0}, suite)
@@ -53,7 +68,24 @@ def test_baseline_net_and_tolerances() -> None:
 
 
 def test_markdown_lists_failing_findings() -> None:
-    r = ValidationReport(META, (StepResult("leakage", "fail", "1 counter leaks", (
-        {"workload": "leaky", "check": "automated vs manual", "counter": "opcode.X.execution_count", "a": 3, "b": 1},)),))
+    r = ValidationReport(
+        META,
+        (
+            StepResult(
+                "leakage",
+                "fail",
+                "1 counter leaks",
+                (
+                    {
+                        "workload": "leaky",
+                        "check": "automated vs manual",
+                        "counter": "opcode.X.execution_count",
+                        "a": 3,
+                        "b": 1,
+                    },
+                ),
+            ),
+        ),
+    )
     md = to_markdown(r)
     assert "| leakage | fail |" in md and "opcode.X.execution_count" in md and "<details>" in md

@@ -16,19 +16,26 @@ Rules every workload follows so that per-loop counts are linear in ``loops``:
 """
 
 NAMES = (
-    "nbody", "richards", "fannkuch", "spectral_norm", "json_roundtrip",
-    "regex", "classes", "generators", "strings",
+    "nbody",
+    "richards",
+    "fannkuch",
+    "spectral_norm",
+    "json_roundtrip",
+    "regex",
+    "classes",
+    "generators",
+    "strings",
 )
 """The benchmark workloads (``null`` and ``leaky`` are harness probes, not benchmarks)."""
 
 ALL = NAMES + ("null", "leaky")
 
 
-def lcg(seed, count, modulus=2 ** 31):
+def lcg(seed, count, modulus=2**31):
     """``count`` pseudo-random ints in ``[0, modulus)`` from a fixed linear congruential generator."""
     out = []
     x = seed
     for _ in range(count):
-        x = (1103515245 * x + 12345) % 2 ** 31
+        x = (1103515245 * x + 12345) % 2**31
         out.append(x % modulus)
     return out

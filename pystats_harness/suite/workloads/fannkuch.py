@@ -20,7 +20,7 @@ def fannkuch(n):
         flips = 0
         k = perm[0]
         while k:
-            perm[:k + 1] = perm[k::-1]
+            perm[: k + 1] = perm[k::-1]
             flips += 1
             k = perm[0]
         if flips > max_flips:
@@ -31,7 +31,7 @@ def fannkuch(n):
             if r == n:
                 return checksum, max_flips
             perm0 = perm1[0]
-            perm1[:r] = perm1[1:r + 1]
+            perm1[:r] = perm1[1 : r + 1]
             perm1[r] = perm0
             count[r] -= 1
             if count[r] > 0:

@@ -24,7 +24,7 @@ def scaled(it, k):
 
 def chunks(seq, size):
     for i in range(0, len(seq), size):
-        yield seq[i:i + size]
+        yield seq[i : i + size]
 
 
 def flatten(chunked):

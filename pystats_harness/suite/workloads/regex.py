@@ -10,13 +10,26 @@ import re
 
 from workloads import lcg
 
-_WORDS = ("alpha", "beta", "gamma", "delta", "user", "admin", "error", "warning", "info",
-          "debug", "2024-06-07", "10.0.0.1", "x@example.org", "GET", "POST", "/index.html")
-_R = lcg(777, 9000)
-TEXT = "\n".join(
-    " ".join(_WORDS[_R[i * 6 + j] % len(_WORDS)] for j in range(6)) + " %d" % _R[i]
-    for i in range(1500)
+_WORDS = (
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "user",
+    "admin",
+    "error",
+    "warning",
+    "info",
+    "debug",
+    "2024-06-07",
+    "10.0.0.1",
+    "x@example.org",
+    "GET",
+    "POST",
+    "/index.html",
 )
+_R = lcg(777, 9000)
+TEXT = "\n".join(" ".join(_WORDS[_R[i * 6 + j] % len(_WORDS)] for j in range(6)) + " %d" % _R[i] for i in range(1500))
 LINES = TEXT.split("\n")
 
 P_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")

@@ -19,7 +19,7 @@ COUNT = 3000  # idle-task iterations per loop
 
 
 class Packet:
-    __slots__ = ("link", "ident", "kind", "datum", "data")
+    __slots__ = ("data", "datum", "ident", "kind", "link")
 
     def __init__(self, link, ident, kind):
         self.link = link
@@ -157,6 +157,7 @@ class Task(TaskState):
         else:
             msg = None
         return self.fn(msg)
+
 
 class DeviceTask(Task):
     def __init__(self, sched, ident, priority, wkq, state):

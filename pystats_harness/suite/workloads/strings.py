@@ -7,7 +7,7 @@ _SYL = ("ka", "lo", "mi", "ne", "ru", "ta", "shi", "po", "en", "da", "x", "qua")
 _R = lcg(31337, 120000)
 WORDS = ["".join(_SYL[_R[i * 3 + k] % len(_SYL)] for k in range(1 + _R[i] % 3)) for i in range(40000)]
 TEXT = " ".join(w.capitalize() if i % 7 == 0 else w for i, w in enumerate(WORDS))
-TEXT = ". ".join(TEXT[i:i + 80].strip() for i in range(0, len(TEXT), 80))
+TEXT = ". ".join(TEXT[i : i + 80].strip() for i in range(0, len(TEXT), 80))
 
 
 def one_loop():
