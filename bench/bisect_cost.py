@@ -41,7 +41,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pystats_harness.bisect.search import BUILD_FAILED, Judge, Outcome, bisect  # noqa: E402
+import contextlib
+
+from pystats_harness.bisect.search import BUILD_FAILED, Judge, Outcome, bisect
 
 
 def history(rng: random.Random, n: int, rate: float, clustered: bool) -> tuple[list[float | None], int]:
@@ -253,10 +255,8 @@ def real(args: argparse.Namespace) -> int:
             print(f"kept {scratch} and volume {volume}")
         else:
             shutil.rmtree(scratch, ignore_errors=True)
-            try:
+            with contextlib.suppress(Exception):
                 client.volumes.get(volume).remove(force=True)
-            except Exception:
-                pass
 
 
 def _manifest_phases(build_dir: Path) -> dict[str, float]:

@@ -26,9 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pystats_harness.config import load_configure_flags, load_settings  # noqa: E402
-from pystats_harness.infra import engine  # noqa: E402
-from pystats_harness.infra.mirror import Mirror  # noqa: E402
+import contextlib
+
+from pystats_harness.config import load_configure_flags, load_settings
+from pystats_harness.infra import engine
+from pystats_harness.infra.mirror import Mirror
 
 
 def invoke(env: dict[str, str], *args: str) -> float:
@@ -58,9 +60,10 @@ def neighbour(mirror_dir: Path, rev: str) -> str:
         "GIT_COMMITTER_NAME": "bench",
         "GIT_COMMITTER_EMAIL": "b@b",
     }
-    run = lambda *a, **kw: subprocess.run(
-        [*git, *a], env=env, capture_output=True, text=True, check=True, **kw
-    ).stdout.strip()
+
+    def run(*a, **kw):
+        return subprocess.run([*git, *a], env=env, capture_output=True, text=True, check=True, **kw).stdout.strip()
+
     text = run("show", f"{rev}:Python/specialize.c") + f"\n/* bench neighbour {time.time()} */\n"
     run("read-tree", rev)
     blob = run("hash-object", "-w", "--stdin", input=text)
@@ -131,10 +134,8 @@ def main() -> None:
         print(f"{'warm neighbour / cold':<34}{100 * warm / cold:>9.1f}%{'<= 15%':>12}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-        try:
+        with contextlib.suppress(Exception):
             client.volumes.get(volume).remove(force=True)
-        except Exception:
-            pass
 
 
 if __name__ == "__main__":

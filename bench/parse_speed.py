@@ -38,9 +38,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pystats_harness.stats.collection import load  # noqa: E402
-from pystats_harness.stats.compare import crosscheck  # noqa: E402
-from pystats_harness.stats.names import CAPTURE_SCRIPT, DEFINE_SOURCES, NameTables, source_defines  # noqa: E402
+from pystats_harness.stats.collection import load
+from pystats_harness.stats.compare import crosscheck
+from pystats_harness.stats.names import CAPTURE_SCRIPT, DEFINE_SOURCES, NameTables, source_defines
 
 WRAPPER = r"""
 import os, sys, traceback

@@ -71,7 +71,7 @@ def failure_for_error(exc: BaseException) -> str | None:
     """
     if isinstance(exc, MissingCounters):
         return METRIC_UNDEFINED
-    if isinstance(exc, (KeyboardInterrupt, errors.Interrupted)) or isinstance(exc, _SETUP):
+    if isinstance(exc, (KeyboardInterrupt, errors.Interrupted, _SETUP)):
         return None
     for kind, failure in _PER_COMMIT:
         if isinstance(exc, kind):

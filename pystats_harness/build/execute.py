@@ -205,7 +205,7 @@ def _run_build_container(
                 facts["ccache"] = _ccache_delta(facts.pop("_ccache_before", ""), line.split(" ", 1)[1])
             elif line.startswith("@@note "):
                 reporter.warn(line[7:])
-            tail = (tail + [line])[-30:]
+            tail = ([*tail, line])[-30:]
             reporter.line(line)
         code = container.wait()
     if code != 0:

@@ -74,7 +74,7 @@ def bootstrap_base(settings: Settings, on_line: Callable[[str], None]) -> str:
         assert proc.stdout is not None
         tail: list[str] = []
         for line in proc.stdout:
-            tail = (tail + [line.rstrip()])[-20:]
+            tail = ([*tail, line.rstrip()])[-20:]
             if line.startswith(("I: Retrieving Release", "I: Base system installed", "E:", "W:")):
                 on_line(line.rstrip())
         if proc.wait() != 0:

@@ -74,7 +74,7 @@ def _read_state(path: Path) -> dict:
 def age_unchanged(worktree: Path, changed: set[str]) -> int:
     """Give every file not in ``changed`` the old timestamp T0; returns how many were aged."""
     aged = 0
-    for dirpath, dirnames, filenames in os.walk(worktree):
+    for dirpath, _dirnames, filenames in os.walk(worktree):
         if dirpath == str(worktree) and ".git" in filenames:
             filenames = [f for f in filenames if f != ".git"]
         rel_dir = os.path.relpath(dirpath, worktree)

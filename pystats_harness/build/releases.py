@@ -55,7 +55,7 @@ def import_release(mirror: Mirror, tarball: Path) -> ImportedRelease:
     if not tarball.is_file():
         raise ReleaseImportError(f"release tarball {tarball} does not exist; pass the path of a Python-X.Y.Z.tar.xz")
     try:
-        archive = tarfile.open(tarball)
+        archive = tarfile.open(tarball)  # noqa: SIM115 - closed by the with-statement below
     except (tarfile.TarError, OSError) as exc:
         raise ReleaseImportError(
             f"{tarball} is not a readable tar archive ({exc}); pass a CPython release tarball"

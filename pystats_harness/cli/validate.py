@@ -117,9 +117,10 @@ def run_baseline(settings: Settings, rev: str, patches: str, *, workloads: str |
                 pool.map(
                     run, [(suite.null_workload, measure.Shape(lp, suite.values, suite.warmups)) for lp in loops_needed]
                 ),
+                strict=False,
             )
         )
-        results = dict(zip(chosen, pool.map(run, shapes.items())))
+        results = dict(zip(chosen, pool.map(run, shapes.items()), strict=False))
     written = []
     for w, result in results.items():
         lp = chosen[w]

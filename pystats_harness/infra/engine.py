@@ -6,6 +6,7 @@ also on Ctrl-C, unless ``keep`` is set for debugging.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -188,10 +189,8 @@ class Container:
             pass
         except docker.errors.APIError:
             # The engine may still be tearing it down; one more forced attempt.
-            try:
+            with contextlib.suppress(docker.errors.APIError):
                 self._container.remove(force=True, v=True)
-            except docker.errors.APIError:
-                pass
 
     def __exit__(self, *exc: object) -> None:
         self._remove()

@@ -234,7 +234,7 @@ class _Accumulator:
                 pending = skeleton[2]
                 pending.append(values)
                 if len(pending) >= _BATCH:
-                    skeleton[1] = list(map(sum, zip(skeleton[1], *pending)))
+                    skeleton[1] = list(map(sum, zip(skeleton[1], *pending, strict=False)))
                     pending.clear()
                 self.counted += len(keys)
                 return True
@@ -245,7 +245,7 @@ class _Accumulator:
             self.nskeletons += 1
         else:
             totals, get = self.totals, self.totals.get
-            for key, value in zip(keys, values):
+            for key, value in zip(keys, values, strict=False):
                 totals[key] = get(key, 0) + value
         self.counted += len(keys)
         return True
@@ -275,7 +275,7 @@ class _Accumulator:
         totals = self.totals
         for group in self.skeletons.values():
             for keys, column_sums, pending in group:
-                for key, value in zip(keys, map(sum, zip(column_sums, *pending))):
+                for key, value in zip(keys, map(sum, zip(column_sums, *pending, strict=False)), strict=False):
                     totals[key] = totals.get(key, 0) + value
         raw: dict[str, int] = {}
         for key, value in totals.items():

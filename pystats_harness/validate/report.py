@@ -110,7 +110,7 @@ def write_plot(report: ValidationReport, path: Path) -> Path:
         [0 if v != v else v * 100 for v in values],
         color=["#999999" if v != v else ("#2a9d3a" if v == 0 else "#d08c1f") for v in values],
     )
-    for bar, v in zip(bars, values):
+    for bar, v in zip(bars, values, strict=False):
         label = "no baseline" if v != v else f"{v:.2%}"
         ax.annotate(label, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
     ax.set_ylabel("largest deviation from baseline (%)")

@@ -317,7 +317,7 @@ def collect_runs(
         finally:
             tick()
 
-    return Runs(dict(zip(jobs, pool.map(one, jobs))))
+    return Runs(dict(zip(jobs, pool.map(one, jobs), strict=False)))
 
 
 def count_jobs(workloads: dict[str, int], suite: SuiteConfig) -> int:
@@ -356,7 +356,7 @@ def validate(
             finally:
                 tick()
 
-        parallel = dict(zip(chosen, pool.map(alone, chosen.items())))
+        parallel = dict(zip(chosen, pool.map(alone, chosen.items()), strict=False))
     steps.append(step_isolation(runs, parallel, suite))
     base_step, deviation = step_baselines(runs, workloads, suite, version, baselines_root)
     steps.append(base_step)

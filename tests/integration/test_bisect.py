@@ -32,8 +32,7 @@ import pytest
 from pystats_harness.cli import bisect as bisect_cli
 from pystats_harness.errors import HarnessError
 from pystats_harness.infra.mirror import Mirror
-
-from .conftest import ROOT, Harness, make_commit
+from tests.integration.conftest import ROOT, Harness, make_commit
 
 BASE = "v3.13.5"
 BRANCH = "test-bisect-history"

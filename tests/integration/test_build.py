@@ -11,15 +11,14 @@ import pytest
 
 from pystats_harness.build.cache import lookup
 from pystats_harness.infra import engine
-
-from .conftest import Harness, make_commit
+from tests.integration.conftest import Harness, make_commit
 
 
 @pytest.fixture(scope="module")
 def built_3135(harness: Harness) -> dict:
     first = harness.invoke("build", "--rev", "v3.13.5")
     assert first.returncode == 0, first.stdout + first.stderr
-    line = next(l for l in first.stdout.splitlines() if l.startswith("build "))
+    line = next(line for line in first.stdout.splitlines() if line.startswith("build "))
     path = Path(line.split()[1])
     return {"path": path, "first": first, "manifest": json.loads((path / "manifest.json").read_text())}
 
@@ -60,7 +59,7 @@ def test_dry_run_shows_plan_and_builds_nothing(harness: Harness, built_3135: dic
 
 def _run(harness: Harness, *args: str) -> tuple[int, Path | None, str]:
     out = harness.invoke("run", "--rev", "v3.13.5", "--", *args)
-    stats = [l for l in out.stderr.splitlines() if l.startswith("stats:")]
+    stats = [line for line in out.stderr.splitlines() if line.startswith("stats:")]
     path = Path(stats[0].split(" in ", 1)[1]) if stats and " in " in stats[0] else None
     return out.returncode, path, out.stdout
 
@@ -104,7 +103,7 @@ def _start_and_wait_for(harness: Harness, flags: str, marker: str):
         lines.append(line)
         if marker in line:
             break
-    key = next(l.split()[-1] for l in lines if l.startswith("cache key"))
+    key = next(line.split()[-1] for line in lines if line.startswith("cache key"))
     return proc, key, lines
 
 
@@ -152,8 +151,10 @@ def test_configure_failure_shows_log_tail_and_path(harness: Harness, built_3135:
     out = harness.invoke("build", "--rev", sha)
     assert out.returncode == 7, out.stdout + out.stderr
     assert "planted failure" in out.stderr
-    err_line = [l for l in out.stderr.splitlines() if l.startswith("error:")][-1]
+    err_line = [line for line in out.stderr.splitlines() if line.startswith("error:")][-1]
     assert "configure failed" in err_line and "full log:" in err_line
     log = Path(err_line.split("full log: ")[1].strip())
     assert log.is_file() and "planted failure" in log.read_text()
-    _assert_nothing_left(harness, next(l.split()[-1] for l in out.stdout.splitlines() if l.startswith("cache key")))
+    _assert_nothing_left(
+        harness, next(line.split()[-1] for line in out.stdout.splitlines() if line.startswith("cache key"))
+    )

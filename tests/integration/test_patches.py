@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Harness, make_commit
+from tests.integration.conftest import Harness, make_commit
 
 
 def build(harness: Harness, rev: str, patches: str = "auto"):
     out = harness.invoke("build", "--rev", rev, "--patches", patches)
-    path = next((Path(l.split()[1]) for l in out.stdout.splitlines() if l.startswith("build ")), None)
+    path = next((Path(line.split()[1]) for line in out.stdout.splitlines() if line.startswith("build ")), None)
     return out, path
 
 

@@ -10,8 +10,7 @@ import pytest
 from pystats_harness.build.cache import lookup
 from pystats_harness.infra.runner import RunRequest, run_python
 from pystats_harness.stats.summarize import crosscheck_dir
-
-from .conftest import Harness
+from tests.integration.conftest import Harness
 
 WORK = "import sys, json\nsys._stats_on()\nclass P:\n    def __init__(s, x): s.x = x\nt = sum(P(i).x for i in range(2000))\njson.loads(json.dumps([t] * 50))\nsys._stats_off()\n"
 
@@ -19,7 +18,7 @@ WORK = "import sys, json\nsys._stats_on()\nclass P:\n    def __init__(s, x): s.x
 def built(harness: Harness, rev: str, patches: str = "auto"):
     out = harness.invoke("build", "--rev", rev, "--patches", patches)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    key = next(l.split()[-1] for l in out.stdout.splitlines() if l.startswith("cache key"))
+    key = next(line.split()[-1] for line in out.stdout.splitlines() if line.startswith("cache key"))
     entry = lookup(harness.settings.builds_dir, key)
     assert entry is not None
     return entry

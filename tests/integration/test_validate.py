@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Harness
+from tests.integration.conftest import Harness
 
 
 def validate(harness: Harness, tmp_path: Path, *args: str, **env: str):
@@ -65,7 +65,7 @@ def test_baseline_records_manual_per_loop_stats(harness: Harness, tmp_path: Path
     assert path == tmp_path / "3.13.5" / "nbody.json"
     # a build without a baseline: validate says so with its own exit code
     empty = tmp_path / "empty"
-    out, report = validate(
+    out, _report = validate(
         harness,
         tmp_path / "report",
         "--rev",

@@ -129,7 +129,7 @@ def test_numeric_dump_without_names_is_marked() -> None:
 def test_lenient_collect_records_warnings(tmp_path: Path) -> None:
     dump = tmp_path / "d.txt"
     dump.write_text("a : 1\nbroken\n")
-    with pytest.raises(StatsParseError, match="d.txt:2"):
+    with pytest.raises(StatsParseError, match=r"d.txt:2"):
         collect([dump], None, {})
     c = collect([dump], None, {"sha": "abc"}, lenient=True)
     assert c.counters == {"other.a": 1} and c.metadata["warnings_total"] == 1

@@ -69,7 +69,7 @@ def test_threshold_and_family_view() -> None:
     with pytest.raises(ConfigError, match="per-loop"):
         compare(per_loop(BASE, 2), HEAD)
     unnamed = Collection(dict(BASE.metadata, naming="numeric-unnamed"), {"opcode.93.execution_count": 1})
-    with pytest.raises(ConfigError, match="names.json"):
+    with pytest.raises(ConfigError, match=r"names.json"):
         compare(unnamed, HEAD)
     assert compare(unnamed, unnamed).rows[0].status == "same"
 
@@ -138,7 +138,7 @@ def test_crosscheck_numeric_json_needs_names() -> None:
     paths = sorted((DATA / "3.11.2" / "run1").glob("*.txt"))
     doc = dict(parse_files(paths).raw, __nfiles__=1, _defines={})
     assert crosscheck(collection, doc, names) == []
-    with pytest.raises(ConfigError, match="names.json"):
+    with pytest.raises(ConfigError, match=r"names.json"):
         crosscheck(collection, doc)
     with pytest.raises(StatsParseError, match="no execution counts"):
         crosscheck(collection, "# nothing here\n")

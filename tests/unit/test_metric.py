@@ -88,7 +88,7 @@ def test_missing_counters_are_zero_with_a_note() -> None:
 
 def test_all_counters_missing_is_an_error_naming_them() -> None:
     m = parse_metric(f"opcode.LOAD_ATR.specialization.hit / {EXE.replace('ATTR', 'ATR')}")
-    with pytest.raises(MissingCounters, match="opcode.LOAD_ATR.execution_count") as info:
+    with pytest.raises(MissingCounters, match=r"opcode.LOAD_ATR.execution_count") as info:
         m.evaluate({HIT: 1, EXE: 2})
     assert "did you mean" in str(info.value) and HIT in str(info.value)
     assert isinstance(info.value, ConfigError) and "\n" not in str(info.value)

@@ -30,7 +30,7 @@ def test_capture_script_on_this_interpreter() -> None:
     doc = json.loads(out.stdout)
     assert doc["errors"] == [] and out.stderr == ""
     assert doc["opnames"][:256] == list(dis._all_opname)[:256]  # type: ignore[attr-defined]
-    assert doc["python_version"] == "%d.%d.%d" % sys.version_info[:3]
+    assert doc["python_version"] == "{}.{}.{}".format(*sys.version_info[:3])
     if sys.version_info < (3, 13):
         assert doc["fill_agrees"] is True and doc["opnames_source"] == "dis._all_opname"
     tables = NameTables.from_capture(out.stdout, {})
@@ -163,5 +163,5 @@ def test_source_defines_and_round_trip() -> None:
     assert tables.eval_call_kind(1) == "vector" and tables.eval_call_kind("2") == "kind_2"
     again = NameTables.from_json(json.dumps(tables.to_json()))
     assert again == tables and again.family("LOAD_ATTR_SLOT") == "LOAD_ATTR"
-    with pytest.raises(ConfigError, match="names.json"):
+    with pytest.raises(ConfigError, match=r"names.json"):
         NameTables.from_json({"schema": "other"})

@@ -90,7 +90,7 @@ def test_too_old_tree_is_unsupported(series: Series) -> None:
     for requested in ("auto", "none", ["stats-api"]):
         with pytest.raises(RevisionUnsupported, match="enable-pystats"):
             plan_patches(tree("py311a3-too-old"), series, requested)
-    with pytest.raises(RevisionUnsupported, match="configure.ac missing"):
+    with pytest.raises(RevisionUnsupported, match=r"configure.ac missing"):
         plan_patches(lambda path: None, series)
 
 
@@ -135,7 +135,7 @@ def test_explicit_not_applicable_is_an_error(series: Series) -> None:
 
 def test_unknown_change_names_the_known_ones(series: Series) -> None:
     with pytest.raises(
-        ConfigError, match="bogus.*known: stats-api, dump-when-off, xstats-default-off, pythonstats-env"
+        ConfigError, match=r"bogus.*known: stats-api, dump-when-off, xstats-default-off, pythonstats-env"
     ):
         plan_patches(tree("py311-pristine"), series, ["stats-api", "bogus"])
 
@@ -152,7 +152,7 @@ def test_digest_and_patch_hashes(series: Series) -> None:
 
 
 def test_missing_patch_file_for_a_fitting_variant(series: Series, tmp_path: Path) -> None:
-    with pytest.raises(PatchError, match="3.12-dev.patch is missing"):
+    with pytest.raises(PatchError, match=r"3.12-dev.patch is missing"):
         plan_patches(tree("py312-dev-prefix"), load_series(DEFAULT_SERIES_PATH, tmp_path))
 
 

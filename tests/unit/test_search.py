@@ -116,7 +116,7 @@ def test_direction_down_and_explicit_threshold() -> None:
 def test_measurements_within_log2_plus_two(n: int) -> None:
     counts = []
     for k in range(1, n):
-        result, calls = run([0.0] * k + [1.0] * (n - k))
+        _result, calls = run([0.0] * k + [1.0] * (n - k))
         counts.append(len(calls) + 2)  # + the two endpoints, measured before the search
     assert max(counts) <= math.ceil(math.log2(n)) + 2
     assert max(counts) == math.ceil(math.log2(n - 1)) + 2
@@ -162,7 +162,7 @@ def test_neighbours_of_a_failed_midpoint_nearest_first() -> None:
 
 def test_run_of_failures_around_the_step() -> None:
     values = [1, 1, 1, None, None, None, 5, 5, 5]
-    result, calls = run(values)
+    result, _calls = run(values)
     assert result.candidates == (3, 4, 5, 6)
     assert_consistent(values, result)
 
@@ -216,7 +216,7 @@ def test_progress_callbacks() -> None:
 
 def test_known_outcomes_are_not_measured_again() -> None:
     values = [1, 1, 1, 1, 5, 5, 5, 5, 5]
-    first, calls = run(values)
+    first, _calls = run(values)
     known = {t.index: t.outcome for t in first.tested}
     again = bisect(shas(9), lambda i: pytest.fail(f"measured {i} again"), first.judge, known=known)
     assert again.first_bad == first.first_bad and again.measurements == 0

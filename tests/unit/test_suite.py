@@ -237,8 +237,8 @@ def test_undeclared_branch_is_refused() -> None:
 
 def test_nested_loops_are_refused() -> None:
     def kernel(n):
-        for i in range(n):
-            for j in range(2):
+        for _i in range(n):
+            for _j in range(2):
                 pass
 
     with pytest.raises(C.CanaryError):
@@ -250,7 +250,7 @@ def test_expect_command_outputs_json_table() -> None:
     assert out.returncode == 0, out.stderr
     table = json.loads(out.stdout)
     assert set(table["canaries"]) == {"arith", "branches"}
-    assert table["python"] == "%d.%d.%d" % sys.version_info[:3]
+    assert table["python"] == "{}.{}.{}".format(*sys.version_info[:3])
     names = table["names"]
     for canary in table["canaries"].values():
         by_name = {names[k]: v for k, v in canary["per_iteration_by_number"].items()}

@@ -13,7 +13,7 @@ META = {"revision": "v3.13.5", "sha": "a" * 40, "python_version": "3.13.5", "pat
 
 def report(*statuses: str) -> ValidationReport:
     names = ("fingerprint", "canaries", "leakage", "isolation", "baselines")
-    return ValidationReport(META, tuple(StepResult(n, s, f"{n} {s}") for n, s in zip(names, statuses)))
+    return ValidationReport(META, tuple(StepResult(n, s, f"{n} {s}") for n, s in zip(names, statuses, strict=False)))
 
 
 @pytest.mark.parametrize(
