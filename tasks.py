@@ -1,7 +1,7 @@
-"""pystats-harness tasks. A thin shell: read settings, call one package function, map errors to exit codes.
+"""pystats-harness tasks. A thin shell: read settings, call one function, map errors to exit codes.
 
 Every setting lives under ``pystats`` (see pystats_harness/config.py DEFAULTS); override it in
-invoke.yaml or with INVOKE_PYSTATS_<KEY>.
+invoke.yaml or with INVOKE_PYSTATS_<KEY>. The work is done in pystats_harness.cli.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from invoke import Collection, Exit, task
+from invoke import Collection, Context, Exit, task
 
-from pystats_harness import config as _config
-from pystats_harness.errors import ConfigError, HarnessError, Interrupted
+from pystats_harness.cli import common
+from pystats_harness.infra.context import Context as HarnessContext
 
 
-def _settings(c: Any) -> _config.Settings:
-    return _config.load_settings(dict(c.config.get("pystats", {})))
+def _context(c: Context, *, verbose: bool = False) -> HarnessContext:
+    return common.context(c.config.get("pystats", {}), verbose=verbose)
 
 
 def _mapped(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -31,10 +31,11 @@ def _mapped(fn: Callable[..., Any]) -> Callable[..., Any]:
         signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
         try:
             return fn(*args, **kwargs)
-        except HarnessError as exc:
-            raise Exit(f"error: {exc}", code=exc.exit_code) from None
-        except KeyboardInterrupt:
-            raise Exit(f"error: {Interrupted('interrupted')}", code=Interrupted.exit_code) from None
+        except (Exception, KeyboardInterrupt) as exc:
+            mapped = common.error_exit(exc)
+            if mapped is None:
+                raise
+            raise Exit(mapped[0], code=mapped[1]) from None
 
     return wrapper
 
@@ -43,38 +44,33 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def _argv_after_double_dash() -> list[str]:
-    """Arguments after ``--`` exactly as typed (invoke's remainder loses quoting)."""
-    return sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else []
-
-
 @task(help={"remote": "URL or local path to fetch from (default: setting pystats.mirror_remote)"})
 @_mapped
-def mirror(c, remote=None):
+def mirror(c: Context, remote: str | None = None) -> None:
     """Clone or update the bare CPython mirror in the cache directory."""
-    from pystats_harness.cli import build as tasks_impl
+    from pystats_harness.cli import build as cli
 
-    tasks_impl.mirror(_settings(c), remote)
+    cli.mirror(_context(c), remote)
 
 
 @task(
     name="import-release", help={"tarball": "a CPython release tarball (Python-X.Y.Z.tar.xz or Debian's .orig.tar.*)"}
 )
 @_mapped
-def import_release(c, tarball):
+def import_release(c: Context, tarball: str) -> None:
     """Commit a CPython release tarball into the mirror as tag vX.Y.Z (offline sources)."""
-    from pystats_harness.cli import build as tasks_impl
+    from pystats_harness.cli import build as cli
 
-    tasks_impl.import_release(_settings(c), Path(tarball))
+    cli.import_release(_context(c), Path(tarball))
 
 
 @task(help={"bootstrap": "make the base image with debootstrap + import (no registry needed)"})
 @_mapped
-def image(c, bootstrap=False):
+def image(c: Context, bootstrap: bool = False) -> None:
     """Build the builder image from docker/Dockerfile."""
-    from pystats_harness.cli import build as tasks_impl
+    from pystats_harness.cli import build as cli
 
-    tasks_impl.image(_settings(c), bootstrap=bootstrap)
+    cli.image(_context(c), bootstrap=bootstrap)
 
 
 @task(
@@ -86,12 +82,14 @@ def image(c, bootstrap=False):
     }
 )
 @_mapped
-def build(c, rev=None, patches="auto", dry_run=False, verbose=False):
+def build(
+    c: Context, rev: str | None = None, patches: str = "auto", dry_run: bool = False, verbose: bool = False
+) -> None:
     """Build (or find in the cache) a --enable-pystats interpreter for a revision."""
-    from pystats_harness.cli import build as tasks_impl
+    from pystats_harness.cli import build as cli
 
-    settings = _settings(c)
-    tasks_impl.build(settings, rev or settings.default_rev, patches, dry_run=dry_run, verbose=verbose)
+    ctx = _context(c, verbose=verbose)
+    cli.build(ctx, rev or ctx.settings.default_rev, patches, dry_run=dry_run)
 
 
 @task(
@@ -102,14 +100,13 @@ def build(c, rev=None, patches="auto", dry_run=False, verbose=False):
     }
 )
 @_mapped
-def run(c, rev=None, patches="auto", no_stats_dir=False):
+def run(c: Context, rev: str | None = None, patches: str = "auto", no_stats_dir: bool = False) -> None:
     """Run the built interpreter in a fresh container: invoke run --rev REV -- ARGS..."""
-    from pystats_harness.cli import build as tasks_impl
+    from pystats_harness.cli import build as cli
 
-    settings = _settings(c)
-    code = tasks_impl.run(
-        settings, rev or settings.default_rev, patches, _argv_after_double_dash(), stats_dir=not no_stats_dir
-    )
+    ctx = _context(c)
+    args = common.argv_after_double_dash()
+    code = cli.run(ctx, rev or ctx.settings.default_rev, patches, args, stats_dir=not no_stats_dir)
     if code:
         raise Exit(code=code)
 
@@ -126,19 +123,22 @@ def run(c, rev=None, patches="auto", no_stats_dir=False):
     }
 )
 @_mapped
-def stats(c, directory, rev=None, patches="auto", json=None, markdown=None, loops=None, lenient=False):
+def stats(
+    c: Context,
+    directory: str,
+    rev: str | None = None,
+    patches: str = "auto",
+    json: str | None = None,
+    markdown: str | None = None,
+    loops: str | None = None,
+    lenient: bool = False,
+) -> None:
     """Turn a directory of dump files into one named collection."""
-    from pystats_harness.cli import build as tasks_impl
+    from pystats_harness.cli import stats as cli
 
-    tasks_impl.stats(
-        _settings(c),
-        Path(directory),
-        rev,
-        patches,
-        json_out=json,
-        markdown_out=markdown,
-        loops=_float("loops", loops),
-        lenient=lenient,
+    per = common.number("loops", loops)
+    cli.stats(
+        _context(c), Path(directory), rev, patches, json_out=json, markdown_out=markdown, loops=per, lenient=lenient
     )
 
 
@@ -154,39 +154,39 @@ def stats(c, directory, rev=None, patches="auto", json=None, markdown=None, loop
     }
 )
 @_mapped
-def compare(c, base, head, json=None, markdown=None, threshold=0.0, family=False, limit=50):
+def compare(
+    c: Context,
+    base: str,
+    head: str,
+    json: str | None = None,
+    markdown: str | None = None,
+    threshold: float = 0.0,
+    family: bool = False,
+    limit: int = 50,
+) -> None:
     """Compare two collections counter by counter, sorted by size of change."""
-    from pystats_harness.cli import build as tasks_impl
+    from pystats_harness.cli import stats as cli
 
-    tasks_impl.compare(
-        _settings(c),
+    cli.compare(
+        _context(c),
         Path(base),
         Path(head),
         json_out=json,
         markdown_out=markdown,
-        threshold=_float("threshold", threshold) or 0.0,
+        threshold=common.number("threshold", threshold) or 0.0,
         family=family,
         limit=int(limit),
     )
 
 
-def _float(name: str, value: Any) -> float | None:
-    if value is None:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        raise ConfigError(f"--{name} {value!r} is not a number") from None
-
-
 @task(help={"rev": "revision (default: setting pystats.default_rev)", "patches": "auto (default), none, or ID,ID"})
 @_mapped
-def patches(c, rev=None, patches="auto"):
+def patches(c: Context, rev: str | None = None, patches: str = "auto") -> None:
     """Show which patches a revision needs (apply / already present / not applicable, and why)."""
-    from pystats_harness.cli import build as tasks_impl
+    from pystats_harness.cli import build as cli
 
-    settings = _settings(c)
-    tasks_impl.patches(settings, rev or settings.default_rev, patches)
+    ctx = _context(c)
+    cli.show_patches(ctx, rev or ctx.settings.default_rev, patches)
 
 
 @task(
@@ -196,12 +196,12 @@ def patches(c, rev=None, patches="auto"):
     }
 )
 @_mapped
-def verify(c, rev=None, patches="auto"):
+def verify(c: Context, rev: str | None = None, patches: str = "auto") -> None:
     """Rerun the behaviour fingerprint on a cached build; non-zero exit on any mismatch."""
-    from pystats_harness.cli import build as tasks_impl
+    from pystats_harness.cli import build as cli
 
-    settings = _settings(c)
-    tasks_impl.verify(settings, rev or settings.default_rev, patches)
+    ctx = _context(c)
+    cli.verify(ctx, rev or ctx.settings.default_rev, patches)
 
 
 @task(
@@ -214,14 +214,20 @@ def verify(c, rev=None, patches="auto"):
     }
 )
 @_mapped
-def validate(c, rev=None, patches="auto", workloads=None, jobs=2, out=None):
+def validate(
+    c: Context,
+    rev: str | None = None,
+    patches: str = "auto",
+    workloads: str | None = None,
+    jobs: int = 2,
+    out: str | None = None,
+) -> None:
     """Prove the stats of a build are reliable: fingerprint, canaries, leakage, isolation, baselines."""
-    from pystats_harness.cli import validate as validate_cli
+    from pystats_harness.cli import validate as cli
 
-    settings = _settings(c)
-    report = validate_cli.run_validate(
-        settings, rev or settings.default_rev, patches, workloads=workloads, jobs=int(jobs), out=out
-    )
+    ctx = _context(c)
+    rev = rev or ctx.settings.default_rev
+    report = cli.run_validate(ctx, rev, patches, workloads=workloads, jobs=int(jobs), out=out)
     error = report.error()
     if error is not None:
         raise error
@@ -236,12 +242,14 @@ def validate(c, rev=None, patches="auto", workloads=None, jobs=2, out=None):
     }
 )
 @_mapped
-def baseline(c, rev=None, patches="auto", workloads=None, jobs=2):
+def baseline(
+    c: Context, rev: str | None = None, patches: str = "auto", workloads: str | None = None, jobs: int = 2
+) -> None:
     """Record per-loop manual-path stats into configs/baselines/<python version>/<workload>.json."""
-    from pystats_harness.cli import validate as validate_cli
+    from pystats_harness.cli import validate as cli
 
-    settings = _settings(c)
-    validate_cli.run_baseline(settings, rev or settings.default_rev, patches, workloads=workloads, jobs=int(jobs))
+    ctx = _context(c)
+    cli.run_baseline(ctx, rev or ctx.settings.default_rev, patches, workloads=workloads, jobs=int(jobs))
 
 
 @task(
@@ -260,12 +268,23 @@ def baseline(c, rev=None, patches="auto", workloads=None, jobs=2):
     }
 )
 @_mapped
-def bisect(c, good, bad, workload, metric, threshold=None, direction=None, loops=None, out=None, jobs=None):
+def bisect(
+    c: Context,
+    good: str,
+    bad: str,
+    workload: str,
+    metric: str,
+    threshold: str | None = None,
+    direction: str | None = None,
+    loops: str | None = None,
+    out: str | None = None,
+    jobs: str | None = None,
+) -> None:
     """Find the first commit between good and bad where a pystats metric changed."""
-    from pystats_harness.cli import bisect as bisect_cli
+    from pystats_harness.cli import bisect as cli
 
-    code = bisect_cli.bisect(
-        _settings(c),
+    code = cli.bisect(
+        _context(c),
         good=good,
         bad=bad,
         workload=workload,
@@ -291,23 +310,33 @@ def bisect(c, good, bad, workload, metric, threshold=None, direction=None, loops
         "loops": "bracketed loops per run (default as for invoke bisect)",
     },
 )
-def bisect_run(c, workload, metric, threshold=None, direction="up", rev=None, loops=None):
+def bisect_run(
+    c: Context,
+    workload: str,
+    metric: str,
+    threshold: str | None = None,
+    direction: str = "up",
+    rev: str | None = None,
+    loops: str | None = None,
+) -> None:
     """For `git bisect run`: measure HEAD (or --rev); exit 0 good, 1 bad, 125 skip, 128 setup error."""
-    from pystats_harness.cli import bisect as bisect_cli
+    from pystats_harness.cli import bisect as cli
 
     try:
-        settings = _settings(c)
-    except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        ctx = _context(c)
+    except Exception as exc:
+        mapped = common.error_exit(exc)
+        if mapped is None:
+            raise
+        print(mapped[0], file=sys.stderr)
         raise Exit(code=128) from None
-    raise Exit(
-        code=bisect_cli.bisect_run(
-            settings, workload=workload, metric=metric, threshold=threshold, direction=direction, rev=rev, loops=loops
-        )
+    code = cli.bisect_run(
+        ctx, workload=workload, metric=metric, threshold=threshold, direction=direction, rev=rev, loops=loops
     )
+    raise Exit(code=code)
 
 
 ns = Collection(
     mirror, import_release, image, build, run, patches, verify, stats, compare, validate, baseline, bisect, bisect_run
 )
-ns.configure({"pystats": dict(_config.DEFAULTS)})
+ns.configure({"pystats": dict(common.DEFAULTS)})

@@ -10,7 +10,7 @@ a few ``Objects/*.c`` files, like neighbouring commits; the commit at ``--step-a
 ``_Py_Specialize_BinaryOp`` refuse float additions, so nbody's share of specialized BINARY_OP hits
 drops from ~0.96 to ~0.72), in a scratch cache dir with a scratch (empty) ccache volume, both removed
 afterwards; the mirror is fetched from the default cache's mirror.  Then ``invoke bisect``'s code
-(:func:`pystats_harness.bisect.run_bisect`) runs from good = base to bad = the tip.  The good
+(:func:`pystats_harness.bisect.driver.run_bisect`) runs from good = base to bad = the tip.  The good
 endpoint's build is the cold build (empty ccache, no configure cache); every later step is a
 neighbouring build (warm ccache, cached configure results) plus a run.  Printed: each step (commit,
 source, build/run/total seconds, % of the cold build), builds done next to ``ceil(log2(N)) + 2``,
@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 import contextlib
 
-from pystats_harness.bisect.search import BUILD_FAILED, Judge, Outcome, bisect
+from pystats_harness.bisect.search import Failure, Judge, Outcome, bisect
 
 
 def history(rng: random.Random, n: int, rate: float, clustered: bool) -> tuple[list[float | None], int]:
@@ -70,7 +70,7 @@ def simulate_one(values: list[float | None]) -> tuple[int, bool, int, int]:
 
     def measure(i: int) -> Outcome:
         v = values[i]
-        return Outcome.failed(BUILD_FAILED) if v is None else Outcome.ok(v)
+        return Outcome.failed(Failure.BUILD_FAILED) if v is None else Outcome.ok(v)
 
     result = bisect(commits, measure, Judge.from_endpoints(values[0], values[-1]))  # type: ignore[arg-type]
     return result.measurements + 2, result.exact, result.candidates[0], result.candidates[-1]
@@ -172,6 +172,7 @@ def real(args: argparse.Namespace) -> int:
     from pystats_harness.cli.bisect import RichProgress, goal
     from pystats_harness.config import load_settings
     from pystats_harness.infra import engine
+    from pystats_harness.infra.context import Context
     from pystats_harness.infra.mirror import Mirror
 
     if args.commits < 32:
@@ -198,7 +199,7 @@ def real(args: argparse.Namespace) -> int:
             with RichProgress() as progress:
                 runs.append(
                     run_bisect(
-                        settings,
+                        Context(settings),
                         good=args.base,
                         bad=shas[-1],
                         workload=args.workload,

@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pystats_harness.stats.collection import load
-from pystats_harness.stats.compare import crosscheck
 from pystats_harness.stats.names import CAPTURE_SCRIPT, DEFINE_SOURCES, NameTables, source_defines
+from pystats_harness.stats.summarize import crosscheck
 
 WRAPPER = r"""
 import os, sys, traceback
@@ -63,12 +63,13 @@ os._exit(code)
 """
 
 OURS = r"""
+import json
 import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from pystats_harness.stats.collection import collect, save
 from pystats_harness.stats.names import NameTables
-names = NameTables.from_json(Path(sys.argv[2]).read_text()) if sys.argv[2] else None
+names = NameTables.from_dict(json.loads(Path(sys.argv[2]).read_text())) if sys.argv[2] else None
 save(collect(sorted(Path(sys.argv[3]).iterdir()), names, {}), Path(sys.argv[4]))
 """
 
@@ -116,7 +117,7 @@ def names_for(python: str, source: Path, version: str, given: str | None, workdi
     cap = subprocess.run([python, "-I", "-c", CAPTURE_SCRIPT], capture_output=True, text=True, check=True)
     files = {p: (source / p).read_text() for p in DEFINE_SOURCES if (source / p).exists()}
     path = workdir / "names.json"
-    path.write_text(json.dumps(NameTables.from_capture(cap.stdout, source_defines(files)).to_json()))
+    path.write_text(json.dumps(NameTables.from_capture(cap.stdout, source_defines(files)).to_dict()))
     return path
 
 
@@ -153,7 +154,7 @@ def bench(label: str, dumps: Path, args: argparse.Namespace, names: Path, versio
         wall, cpu, stdout = timed(upstream, cwd=args.source)
         runs["upstream"].append((wall, cpu))
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
-    tables = NameTables.from_json(names.read_text())
+    tables = NameTables.from_dict(json.loads(names.read_text()))
     check = crosscheck(load(ours_json), stdout if is_311 else up_json.read_text(), tables)
     nfiles = len(list(dumps.iterdir()))
     print(f"\n{label}: {nfiles} files")

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 from rich.console import Console
 from rich.markup import escape
+from rich.status import Status
 
 
 class Reporter:
@@ -17,7 +18,7 @@ class Reporter:
     def __init__(self, console: Console | None = None, *, verbose: bool = False) -> None:
         self.console = console or Console(stderr=True, highlight=False, soft_wrap=True)
         self.verbose = verbose
-        self._status = None
+        self._status: Status | None = None
         self._phase = ""
         self._phase_start = 0.0
 

@@ -1,19 +1,38 @@
 """One error root; each kind of failure has its own exit code.
 
-Messages are one line: what went wrong, why, and what to try.
+Messages are one line: what went wrong, why, and what to try. Errors that callers act on carry
+their facts as attributes (a build failure its phase, log tail and log path; a failed command its
+argv, exit status and stderr tail), so that nothing ever parses a message back.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+_COMPILE_ERROR = re.compile(r"(error:|Error \d+|\*\*\*)")
+
+
+@dataclass(frozen=True)
+class FailedCommand:
+    """A subprocess that exited non-zero (see :func:`pystats_harness.infra.proc.run`)."""
+
+    argv: tuple[str, ...]
+    status: int
+    stderr_tail: str
 
 
 class HarnessError(Exception):
     """Root of every error the harness reports to a user."""
 
-    exit_code = 1
+    exit_code: int = 1  # each kind sets its own; an error about another one may take that one's
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, command: FailedCommand | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.command = command
 
     def __str__(self) -> str:
         return self.message
@@ -50,9 +69,23 @@ class ImageError(HarnessError):
 
 
 class BuildFailed(HarnessError):
-    """configure, make or make install failed."""
+    """configure, make or make install failed; carries the phase, the log tail and the log path."""
 
     exit_code = 7
+
+    def __init__(self, *, phase: str, commit: str, status: int, log_tail: Sequence[str], log_path: Path) -> None:
+        super().__init__(
+            f"{phase} failed for {commit} (exit {status}); last {len(log_tail)} log lines above; full log: {log_path}"
+        )
+        self.phase = phase
+        self.commit = commit
+        self.status = status
+        self.log_tail = tuple(log_tail)
+        self.log_path = log_path
+
+    def first_error(self) -> str:
+        """The compiler's or make's first error line in the log tail ("" if none)."""
+        return next((line.strip() for line in self.log_tail if _COMPILE_ERROR.search(line)), "")
 
 
 class PatchError(HarnessError):
@@ -71,6 +104,15 @@ class MirrorError(HarnessError):
     """The source mirror cannot be created, updated or written."""
 
     exit_code = 10
+
+
+class CheckoutFailed(MirrorError):
+    """One commit cannot be checked out into a worktree (the mirror itself is fine)."""
+
+    def __init__(self, sha: str, reason: str) -> None:
+        super().__init__(f"cannot check out {sha[:12]}: {reason}")
+        self.sha = sha
+        self.reason = reason
 
 
 class ReleaseImportError(HarnessError):
@@ -97,6 +139,27 @@ class RunFailed(HarnessError):
     exit_code = 14
 
 
+class EndpointsDoNotDiffer(ConfigError):
+    """A bisect's good and bad commits do not differ in the way the bisect assumes."""
+
+
+class EndpointFailed(HarnessError):
+    """A bisect's --good or --bad commit cannot be measured; exits with the code of the reason."""
+
+    def __init__(self, message: str, *, cause: HarnessError) -> None:
+        super().__init__(message)
+        self.cause = cause
+        self.exit_code = cause.exit_code
+
+
+class MissingCounters(ConfigError):
+    """None of a metric's counters is in the stats (the names are wrong, or the code never ran)."""
+
+    def __init__(self, message: str, *, names: Sequence[str]) -> None:
+        super().__init__(message)
+        self.names = tuple(names)
+
+
 class Interrupted(HarnessError):
     """The user pressed Ctrl-C; everything half-made was cleaned up."""
 
@@ -110,20 +173,30 @@ class ValidationFailed(HarnessError):
 
 
 class FingerprintFailed(ValidationFailed):
+    """The build does not behave like fixed pystats."""
+
     exit_code = 20
 
 
 class CanaryMismatch(ValidationFailed):
+    """A canary's family counts are not exact."""
+
     exit_code = 21
 
 
 class LeakageFound(ValidationFailed):
+    """Automated and manual counts differ, something was counted outside the bracket, or runs interfere."""
+
     exit_code = 22
 
 
 class BaselineMismatch(ValidationFailed):
+    """Counters are outside the baseline's tolerance."""
+
     exit_code = 23
 
 
 class NoBaseline(ValidationFailed):
+    """No baseline is recorded for this Python version."""
+
     exit_code = 24

@@ -18,16 +18,8 @@ taken as a property of that commit and skipped (125); the caller prints its trac
 from __future__ import annotations
 
 from pystats_harness import errors
-from pystats_harness.bisect.metric import MissingCounters
-from pystats_harness.bisect.search import (
-    BUILD_FAILED,
-    CHECKOUT_FAILED,
-    METRIC_UNDEFINED,
-    PATCH_FAILED,
-    RUN_FAILED,
-    Judge,
-    Outcome,
-)
+from pystats_harness.bisect.search import Failure, Judge, Outcome
+from pystats_harness.errors import MissingCounters
 
 EXIT_GOOD = 0
 EXIT_BAD = 1
@@ -36,15 +28,15 @@ EXIT_ABORT = 128
 EXIT_INTERRUPTED = 130
 
 # Errors that are about one commit: the commit is skipped.  (The order matters only for subclasses.)
-_PER_COMMIT: tuple[tuple[type[BaseException], str], ...] = (
-    (errors.RevisionNotFound, CHECKOUT_FAILED),
-    (errors.RevisionUnsupported, BUILD_FAILED),
-    (errors.PatchError, PATCH_FAILED),
-    (errors.BuildFailed, BUILD_FAILED),
-    (errors.VerificationFailed, BUILD_FAILED),
-    (errors.NotBuilt, BUILD_FAILED),
-    (errors.RunFailed, RUN_FAILED),
-    (errors.StatsParseError, RUN_FAILED),
+_PER_COMMIT: tuple[tuple[type[BaseException], Failure], ...] = (
+    (errors.RevisionNotFound, Failure.CHECKOUT_FAILED),
+    (errors.RevisionUnsupported, Failure.BUILD_FAILED),
+    (errors.PatchError, Failure.PATCH_FAILED),
+    (errors.BuildFailed, Failure.BUILD_FAILED),
+    (errors.VerificationFailed, Failure.BUILD_FAILED),
+    (errors.NotBuilt, Failure.BUILD_FAILED),
+    (errors.RunFailed, Failure.RUN_FAILED),
+    (errors.StatsParseError, Failure.RUN_FAILED),
 )
 # Errors that would repeat at every commit: the bisect is aborted.
 _SETUP = (
@@ -60,25 +52,28 @@ def exit_code(outcome: Outcome, judge: Judge) -> int:
     """0 if the outcome is good, 1 if bad, 125 if it has no usable value."""
     if not outcome.usable:
         return EXIT_SKIP
-    return EXIT_BAD if judge.is_bad(outcome.value) else EXIT_GOOD  # type: ignore[arg-type]
+    return EXIT_BAD if judge.is_bad(outcome.number) else EXIT_GOOD
 
 
-def failure_for_error(exc: BaseException) -> str | None:
+def failure_for_error(exc: BaseException) -> Failure | None:
     """The failure kind for an error about one commit, or None if the error should end the bisect.
 
-    :class:`~pystats_harness.bisect.metric.MissingCounters` is per commit (a commit may predate a counter);
-    at the endpoints the caller reports it as an error instead.
+    :class:`~pystats_harness.errors.MissingCounters` is per commit (a commit may predate a counter);
+    at the endpoints the caller reports it as an error instead. A commit that cannot be checked out
+    (:class:`~pystats_harness.errors.CheckoutFailed`) is skipped; other mirror errors end the bisect.
     """
     if isinstance(exc, MissingCounters):
-        return METRIC_UNDEFINED
+        return Failure.METRIC_UNDEFINED
+    if isinstance(exc, errors.CheckoutFailed):
+        return Failure.CHECKOUT_FAILED
     if isinstance(exc, (KeyboardInterrupt, errors.Interrupted, _SETUP)):
         return None
     for kind, failure in _PER_COMMIT:
         if isinstance(exc, kind):
             return failure
     if isinstance(exc, errors.HarnessError):
-        return RUN_FAILED
-    return RUN_FAILED if isinstance(exc, Exception) else None
+        return Failure.RUN_FAILED
+    return Failure.RUN_FAILED if isinstance(exc, Exception) else None
 
 
 def outcome_for_error(exc: BaseException) -> Outcome | None:

@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from pystats_harness.errors import ConfigError
+from pystats_harness.errors import ConfigError, MissingCounters
 
 MAX_LENGTH = 2000
 _PLAIN_NAME = re.compile(r"[A-Za-z_]\w*(?:\.\w+)*", re.ASCII)
@@ -42,10 +42,6 @@ _TOKEN = re.compile(
 _PLACEHOLDER = "_m{}_"
 _PLACEHOLDER_RE = re.compile(r"\b_m(\d+)_\b")
 _HINT = "use counter names, numbers, + - * / and parentheses"
-
-
-class MissingCounters(ConfigError):
-    """None of a metric's counters is in the stats."""
 
 
 # --- the evaluation tree ----------------------------------------------------------------------------
@@ -137,7 +133,7 @@ class Metric:
     def explain(self, counters: Mapping[str, float]) -> Evaluation:
         missing = tuple(name for name in self.inputs if name not in counters)
         if missing and len(missing) == len(self.inputs):
-            raise MissingCounters(_missing_message(self, counters))
+            raise MissingCounters(_missing_message(self, counters), names=self.inputs)
         notes: list[str] = []
         value = _eval(self._tree, counters, notes)
         if missing:
@@ -147,7 +143,7 @@ class Metric:
 
 def parse_metric(text: str) -> Metric:
     """Parse ``text``; anything outside the grammar is a :class:`ConfigError` with one clear line."""
-    if not isinstance(text, str) or not text.strip():
+    if not text.strip():
         raise ConfigError(f"--metric is empty; {_HINT}, e.g. opcode.LOAD_ATTR.execution_count")
     if len(text) > MAX_LENGTH:
         raise ConfigError(f"--metric is {len(text)} characters long; at most {MAX_LENGTH} are accepted")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pystats_harness.bisect.search import BisectResult, Judge, Outcome, Tested
+from pystats_harness.bisect.search import BisectResult, Failure, Judge, Outcome, Tested, Verdict
 from pystats_harness.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class BisectReport:
 
 
 def _fmt(value: float | None) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None or math.isnan(value):
         return "–"
     if float(value).is_integer() and abs(value) < 1e15:
         return f"{int(value):,d}"
@@ -83,7 +83,7 @@ def summary(report: BisectReport) -> str:
 
 def format_step(commits: Sequence[str], step: int, remaining: int, index: int, outcome: Outcome, judge: Judge) -> str:
     """A progress line for ``on_step``: ``step 3 (~2 left) #17 abc123def456: 0.4012 bad``."""
-    state = judge.verdict(outcome.value) if outcome.usable else f"skipped ({outcome.reason})"  # type: ignore[arg-type]
+    state = judge.verdict(outcome.number) if outcome.usable else f"skipped ({outcome.reason})"
     return (
         f"step {step} (~{remaining} left) #{index} {commits[index][:12]}: "
         f"{_fmt(outcome.value) if outcome.usable else '–'} {state}"
@@ -98,7 +98,7 @@ def _status(t: Tested) -> str:
     return f"skipped: {t.reason}" if t.status == "skipped" else t.status
 
 
-def to_rich_table(report: BisectReport) -> Table:
+def to_rich(report: BisectReport) -> Table:
     from rich.markup import escape
     from rich.table import Table
 
@@ -228,10 +228,10 @@ def from_json(text: str | Mapping[str, Any]) -> BisectReport:
         Tested(
             int(t["index"]),
             t["sha"],
-            Outcome.failed(t["failure"] or "unknown", t.get("detail") or "")
-            if t["status"] == "skipped"
+            Outcome.failed(t["failure"] or Failure.METRIC_UNDEFINED, t.get("detail") or "")
+            if t["status"] == Verdict.SKIPPED
             else Outcome.ok(t["value"], t.get("detail") or ""),
-            t["status"],
+            Verdict(t["status"]),
             int(t["step"]),
         )
         for t in doc["tested"]

@@ -32,12 +32,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.bisect.metric import Metric, MissingCounters
-from pystats_harness.bisect.search import METRIC_UNDEFINED, RUN_FAILED, Outcome
-from pystats_harness.errors import HarnessError
+from pystats_harness.bisect.metric import Metric
+from pystats_harness.bisect.search import Failure, Outcome
+from pystats_harness.errors import HarnessError, MissingCounters
 
 RESULT_SCHEMA = "pystats-harness/bisect-result/1"
-RETRIED_BY_DEFAULT: frozenset[str] = frozenset({RUN_FAILED})
+RETRIED_BY_DEFAULT: frozenset[str] = frozenset({Failure.RUN_FAILED})
 
 
 def result_key(sha: str, build_key: str, workload: str, inputs: Sequence[str]) -> str:
@@ -68,16 +68,16 @@ class CachedResult:
     def outcome(self, metric: Metric) -> Outcome:
         """The metric's value from the stored counters (or the stored failure)."""
         if self.failure is not None or self.counters is None:
-            return Outcome.failed(self.failure or RUN_FAILED, self.detail)
+            return Outcome.failed(self.failure or Failure.RUN_FAILED, self.detail)
         try:
             evaluation = metric.explain(self.counters)
         except MissingCounters as exc:
-            return Outcome.failed(METRIC_UNDEFINED, str(exc))
+            return Outcome.failed(Failure.METRIC_UNDEFINED, str(exc))
         if not math.isfinite(evaluation.value):
-            return Outcome.failed(METRIC_UNDEFINED, "; ".join(evaluation.notes))
+            return Outcome.failed(Failure.METRIC_UNDEFINED, "; ".join(evaluation.notes))
         return Outcome.ok(evaluation.value, "; ".join(evaluation.notes))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "schema": RESULT_SCHEMA,
             "key": self.key,
@@ -94,7 +94,7 @@ class CachedResult:
         }
 
     @classmethod
-    def from_json(cls, doc: Mapping[str, Any]) -> CachedResult:
+    def from_dict(cls, doc: Mapping[str, Any]) -> CachedResult:
         if doc.get("schema") != RESULT_SCHEMA:
             raise ValueError(f"not a cached bisect result (schema {doc.get('schema')!r})")
         counters = doc.get("counters")
@@ -131,7 +131,7 @@ class ResultCache:
     ) -> CachedResult | None:
         """The cached entry, or None if there is none, it is unreadable, or its failure is in ``retry``."""
         try:
-            entry = CachedResult.from_json(
+            entry = CachedResult.from_dict(
                 json.loads(self.path(result_key(sha, build_key, workload, inputs)).read_text())
             )
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -190,7 +190,7 @@ class ResultCache:
             return
         for path in sorted(self.directory.glob("*.json")):
             try:
-                yield CachedResult.from_json(json.loads(path.read_text()))
+                yield CachedResult.from_dict(json.loads(path.read_text()))
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
                 continue
 
@@ -206,7 +206,7 @@ class ResultCache:
         tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(entry.to_json(), indent=1, allow_nan=False) + "\n")
+            tmp.write_text(json.dumps(entry.to_dict(), indent=1, allow_nan=False) + "\n")
             os.replace(tmp, path)
         except OSError as exc:
             tmp.unlink(missing_ok=True)

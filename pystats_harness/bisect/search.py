@@ -20,26 +20,43 @@ that it went down (bad when ``value < threshold``).  A value exactly at the thre
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from pystats_harness.errors import ConfigError
-
-Direction = Literal["up", "down"]
-Status = Literal["good", "bad", "skipped"]
-
-CHECKOUT_FAILED = "checkout failed"
-PATCH_FAILED = "patch failed"
-BUILD_FAILED = "build failed"
-RUN_FAILED = "run failed"
-METRIC_UNDEFINED = "metric undefined"  # NaN (division by zero) or none of its counters present
-FAILURES = (CHECKOUT_FAILED, PATCH_FAILED, BUILD_FAILED, RUN_FAILED, METRIC_UNDEFINED)
+from pystats_harness.errors import ConfigError, EndpointsDoNotDiffer
 
 
-class EndpointsDoNotDiffer(ConfigError):
-    """The good and bad commits do not differ in the way the bisect assumes."""
+class Direction(enum.StrEnum):
+    UP = "up"  # the metric went up: bad means above the threshold
+    DOWN = "down"  # bad means below the threshold
+
+
+class Verdict(enum.StrEnum):
+    GOOD = "good"
+    BAD = "bad"
+    SKIPPED = "skipped"
+
+
+class Failure(enum.StrEnum):
+    """Why a commit has no value."""
+
+    CHECKOUT_FAILED = "checkout failed"
+    PATCH_FAILED = "patch failed"
+    BUILD_FAILED = "build failed"
+    RUN_FAILED = "run failed"
+    METRIC_UNDEFINED = "metric undefined"  # NaN (division by zero) or none of its counters present
+
+
+def parse_direction(text: str | Direction | None) -> Direction | None:
+    """``--direction`` as given (None: inferred from the endpoints)."""
+    if text is None or text == "":
+        return None
+    try:
+        return Direction(text)
+    except ValueError:
+        raise ConfigError(f"--direction must be 'up' or 'down' (got {text!r})") from None
 
 
 @dataclass(frozen=True)
@@ -47,24 +64,33 @@ class Outcome:
     """What measuring one commit gave: a value, or a failure with its reason."""
 
     value: float | None = None
-    failure: str | None = None  # one of FAILURES (other short phrases are accepted)
+    failure: Failure | None = None
     detail: str = ""  # why it failed (error line, log path), or notes about the value
 
     def __post_init__(self) -> None:
         if (self.value is None) == (self.failure is None):
             raise ValueError("an Outcome has either a value or a failure")
+        if self.failure is not None:
+            object.__setattr__(self, "failure", Failure(self.failure))
 
     @classmethod
     def ok(cls, value: float, detail: str = "") -> Outcome:
         return cls(value=float(value), detail=detail)
 
     @classmethod
-    def failed(cls, failure: str, detail: str = "") -> Outcome:
-        return cls(failure=failure, detail=detail)
+    def failed(cls, failure: Failure | str, detail: str = "") -> Outcome:
+        return cls(failure=Failure(failure), detail=detail)
 
     @property
     def usable(self) -> bool:
         return self.value is not None and math.isfinite(self.value)
+
+    @property
+    def number(self) -> float:
+        """The value of a usable outcome (check :attr:`usable` first)."""
+        if self.value is None or not math.isfinite(self.value):
+            raise ValueError(f"outcome has no usable value ({self.reason})")
+        return self.value
 
     @property
     def reason(self) -> str:
@@ -72,7 +98,7 @@ class Outcome:
         if self.usable:
             return ""
         if self.failure is None:
-            return f"{METRIC_UNDEFINED}: value is {self.value}"
+            return f"{Failure.METRIC_UNDEFINED}: value is {self.value}"
         return f"{self.failure}: {self.detail}" if self.detail else self.failure
 
 
@@ -80,7 +106,7 @@ def _normalised(outcome: Outcome) -> Outcome:
     """A NaN or infinite value cannot be judged: it becomes a METRIC_UNDEFINED failure."""
     if outcome.value is not None and not math.isfinite(outcome.value):
         detail = f"value is {outcome.value}" + (f"; {outcome.detail}" if outcome.detail else "")
-        return Outcome.failed(METRIC_UNDEFINED, detail)
+        return Outcome.failed(Failure.METRIC_UNDEFINED, detail)
     return outcome
 
 
@@ -94,31 +120,38 @@ class Judge:
     direction: Direction
     threshold_explicit: bool = False
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "direction", Direction(self.direction))
+
     @classmethod
     def from_endpoints(
-        cls, good_value: float, bad_value: float, *, threshold: float | None = None, direction: str | None = None
+        cls,
+        good_value: float,
+        bad_value: float,
+        *,
+        threshold: float | None = None,
+        direction: str | Direction | None = None,
     ) -> Judge:
         """Threshold: the midpoint of good and bad unless given.  Direction: from good vs bad unless given."""
-        if direction is not None and direction not in ("up", "down"):
-            raise ConfigError(f"--direction must be 'up' or 'down' (got {direction!r})")
+        given = parse_direction(direction)
         if threshold is not None and not math.isfinite(threshold):
             raise ConfigError(f"--threshold must be a finite number (got {threshold!r})")
-        inferred: Direction = "down" if bad_value < good_value else "up"
+        inferred = Direction.DOWN if bad_value < good_value else Direction.UP
         return cls(
             float(good_value),
             float(bad_value),
             float(threshold) if threshold is not None else (good_value + bad_value) / 2,
-            direction or inferred,  # type: ignore[arg-type]
+            given or inferred,
             threshold is not None,
         )
 
     def is_bad(self, value: float) -> bool:
         if not math.isfinite(value):
             raise ValueError(f"cannot judge a non-finite value ({value})")
-        return value > self.threshold if self.direction == "up" else value < self.threshold
+        return value > self.threshold if self.direction is Direction.UP else value < self.threshold
 
-    def verdict(self, value: float) -> Status:
-        return "bad" if self.is_bad(value) else "good"
+    def verdict(self, value: float) -> Verdict:
+        return Verdict.BAD if self.is_bad(value) else Verdict.GOOD
 
     def confidence(self, value: float) -> float:
         """Distance from the threshold in units of half the good–bad gap: 0 at the threshold, about 1
@@ -128,7 +161,7 @@ class Judge:
 
     def describe(self) -> str:
         """``"bad means > 0.5"``."""
-        return f"bad means {'>' if self.direction == 'up' else '<'} {self.threshold:.6g}"
+        return f"bad means {'>' if self.direction is Direction.UP else '<'} {self.threshold:.6g}"
 
 
 def validate_endpoints(
@@ -174,7 +207,7 @@ class Tested:
     index: int
     sha: str
     outcome: Outcome
-    status: Status
+    status: Verdict
     step: int
 
     @property
@@ -213,7 +246,7 @@ class BisectResult:
 
     @property
     def skipped(self) -> tuple[Tested, ...]:
-        return tuple(t for t in self.tested if t.status == "skipped")
+        return tuple(t for t in self.tested if t.status is Verdict.SKIPPED)
 
     def at(self, index: int) -> Tested | None:
         return next((t for t in self.tested if t.index == index), None)
@@ -262,7 +295,7 @@ def bisect(
     steps: dict[int, int] = {}
     for end in (0, n - 1):
         outcome = memo[end]
-        if not outcome.usable or judge.is_bad(outcome.value) != (end == n - 1):  # type: ignore[arg-type]
+        if not outcome.usable or judge.is_bad(outcome.number) != (end == n - 1):
             raise EndpointsDoNotDiffer(
                 f"commit index {end} ({commits[end][:12]}) must be "
                 f"{'bad' if end else 'good'}: {outcome.reason or outcome.value}"
@@ -282,14 +315,14 @@ def bisect(
             steps[index] = measured
         outcome = memo[index]
         if outcome.usable:
-            if judge.is_bad(outcome.value):  # type: ignore[arg-type]
+            if judge.is_bad(outcome.number):
                 hi = index
             else:
                 lo = index
         if fresh and on_step is not None:
             on_step(measured, estimate_remaining_steps(lo, hi), index, outcome)
     tested = tuple(
-        Tested(i, commits[i], o, judge.verdict(o.value) if o.usable else "skipped", steps.get(i, 0))  # type: ignore[arg-type]
+        Tested(i, commits[i], o, judge.verdict(o.number) if o.usable else Verdict.SKIPPED, steps.get(i, 0))
         for i, o in sorted(memo.items())
     )
     return BisectResult(tuple(commits), judge, tested, lo, hi, measured)

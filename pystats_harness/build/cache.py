@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pystats_harness.infra.fs import read_json_cached
+from pystats_harness.infra.proc import reap_dead
+from pystats_harness.stats.names import NameTables
+
 MARKER = "COMPLETE"
-PREFIX_IN_CONTAINER = "/opt/pystats"
-PYTHON_IN_CONTAINER = f"{PREFIX_IN_CONTAINER}/bin/python3"
 #: Bumped whenever what a build produces changes (build script, artifact layout): old entries
 #: then miss and are rebuilt instead of being served without, e.g., their names.json.
 RECIPE_VERSION = 4
@@ -39,7 +41,7 @@ def cache_key(sha: str, patch_digests: Sequence[str], configure_flags: Sequence[
 
 @dataclass(frozen=True)
 class CacheEntry:
-    """One cached build."""
+    """One cached build (a :class:`~pystats_harness.infra.runner.Interpreter`)."""
 
     path: Path
 
@@ -61,10 +63,6 @@ class CacheEntry:
         return self.path / "manifest.json"
 
     @property
-    def log_path(self) -> Path:
-        return self.path / "build.log"
-
-    @property
     def names_path(self) -> Path:
         return self.path / "names.json"
 
@@ -73,17 +71,35 @@ class CacheEntry:
 
     def manifest(self) -> dict[str, Any]:
         """The manifest (read once per file version: runs ask for it many times; do not mutate it)."""
-        return read_json_cached(self.manifest_path)
+        manifest: dict[str, Any] = read_json_cached(self.manifest_path)
+        return manifest
+
+    def image_id(self) -> str:
+        """The builder image the entry was built in (and its runs use)."""
+        return str(self.manifest()["image"]["id"])
+
+    def names(self) -> NameTables | None:
+        """The build's own opcode/family/failure-kind tables (None for an entry without names.json)."""
+        if not self.names_path.is_file():
+            return None
+        return _names(self.names_path, self.names_path.stat().st_mtime_ns)
+
+    def stats_metadata(self, rev: str | None = None) -> dict[str, Any]:
+        """What a collection of this build's dumps records about where they came from."""
+        m = self.manifest()
+        return {
+            "revision": rev or m["revision"],
+            "sha": m["sha"],
+            "python_version": m["python"].get("version"),
+            "build_key": self.key,
+            "patches": [p["id"] for p in m["patches"]],
+        }
 
 
-@functools.lru_cache(maxsize=64)
-def _read_json(path: Path, mtime_ns: int) -> Any:
-    return json.loads(path.read_text())
-
-
-def read_json_cached(path: Path) -> Any:
-    """JSON of ``path``, parsed once per version of the file (keyed on its mtime)."""
-    return _read_json(path, path.stat().st_mtime_ns)
+@functools.lru_cache(maxsize=16)
+def _names(path: Path, mtime_ns: int) -> NameTables:
+    """Name tables, parsed once per version of names.json (every run of a validation asks)."""
+    return NameTables.from_dict(json.loads(path.read_text()))
 
 
 def lookup(builds_dir: Path, key: str) -> CacheEntry | None:
@@ -92,19 +108,10 @@ def lookup(builds_dir: Path, key: str) -> CacheEntry | None:
     return entry if entry.complete() else None
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (temp file + rename)."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)
-
-
 @contextlib.contextmanager
 def staging(builds_dir: Path, key: str) -> Iterator[Path]:
     """A private staging directory for a build; removed unless :func:`commit` moved it."""
     builds_dir.mkdir(parents=True, exist_ok=True)
-    from pystats_harness.infra.fs import reap_dead
-
     reap_dead(builds_dir, ".staging-")
     path = builds_dir / f".staging-{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     path.mkdir()

@@ -7,18 +7,26 @@ is pure; nothing runs a process.
 
 from __future__ import annotations
 
+import enum
 import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from rich.markup import escape
 from rich.table import Table
 
 STATS_DIR = "/tmp/py_stats"
 
-Expect = Literal["no-nonzero-stats", "nonzero-stats", "file-then-cleared", "stderr-dump"]
+
+class Expect(enum.StrEnum):
+    """What a probe's process must leave behind."""
+
+    NO_NONZERO_STATS = "no-nonzero-stats"
+    NONZERO_STATS = "nonzero-stats"
+    FILE_THEN_CLEARED = "file-then-cleared"
+    STDERR_DUMP = "stderr-dump"
+
 
 # Some work that executes (and specializes) plenty of bytecode.
 WORK = textwrap.dedent("""\
@@ -60,14 +68,16 @@ class Probe:
 
 
 PROBES: tuple[Probe, ...] = (
-    Probe("plain", "-c pass leaves no non-zero stats (off at startup)", ("-c", "pass"), {}, True, "no-nonzero-stats"),
+    Probe(
+        "plain", "-c pass leaves no non-zero stats (off at startup)", ("-c", "pass"), {}, True, Expect.NO_NONZERO_STATS
+    ),
     Probe(
         "xoption",
         "-X pystats turns collection on at startup",
         ("-X", "pystats", "-c", "pass"),
         {},
         True,
-        "nonzero-stats",
+        Expect.NONZERO_STATS,
     ),
     Probe(
         "env",
@@ -75,7 +85,7 @@ PROBES: tuple[Probe, ...] = (
         ("-c", "pass"),
         {"PYTHONSTATS": "1"},
         True,
-        "nonzero-stats",
+        Expect.NONZERO_STATS,
     ),
     Probe(
         "env-ignored-E",
@@ -83,7 +93,7 @@ PROBES: tuple[Probe, ...] = (
         ("-E", "-c", "pass"),
         {"PYTHONSTATS": "1"},
         True,
-        "no-nonzero-stats",
+        Expect.NO_NONZERO_STATS,
     ),
     Probe(
         "on-work-off",
@@ -91,7 +101,7 @@ PROBES: tuple[Probe, ...] = (
         ("-c", SNIPPET_ON_WORK_OFF),
         {},
         True,
-        "nonzero-stats",
+        Expect.NONZERO_STATS,
     ),
     Probe(
         "dump-midrun",
@@ -99,7 +109,7 @@ PROBES: tuple[Probe, ...] = (
         ("-c", SNIPPET_DUMP_MIDRUN),
         {},
         True,
-        "file-then-cleared",
+        Expect.FILE_THEN_CLEARED,
     ),
     Probe(
         "dir-missing",
@@ -107,7 +117,7 @@ PROBES: tuple[Probe, ...] = (
         ("-X", "pystats", "-c", "pass"),
         {},
         False,
-        "stderr-dump",
+        Expect.STDERR_DUMP,
     ),
 )
 
@@ -163,13 +173,13 @@ def judge(probe: Probe, obs: Observation) -> ProbeVerdict:
         problems.append(f"exit code {obs.exit_code}: {last[0][:120]}")
     if "Traceback (most recent call last)" in obs.stderr and obs.exit_code == 0:
         problems.append("traceback on stderr")
-    if probe.expect != "stderr-dump" and stderr_counters:
+    if probe.expect != Expect.STDERR_DUMP and stderr_counters:
         problems.append("stats dumped on stderr")
-    if probe.expect == "no-nonzero-stats" and nonzero_files:
+    if probe.expect == Expect.NO_NONZERO_STATS and nonzero_files:
         problems.append(f"{len(nonzero_files)} file(s) with non-zero stats")
-    elif probe.expect == "nonzero-stats" and not nonzero_files:
+    elif probe.expect == Expect.NONZERO_STATS and not nonzero_files:
         problems.append("no file with non-zero stats")
-    elif probe.expect == "file-then-cleared":
+    elif probe.expect == Expect.FILE_THEN_CLEARED:
         marks = _markers(obs.stdout)
         observed += f"; dump returned {marks.get('DUMP_RESULT', '?')}, left {marks.get('LEFT_AFTER_DUMP', '?')}"
         if len(nonzero_files) != 1:
@@ -181,7 +191,7 @@ def judge(probe: Probe, obs: Observation) -> ProbeVerdict:
             )
         if marks.get("LEFT_AFTER_DUMP") != "0":
             problems.append(f"counters not cleared after the dump ({marks.get('LEFT_AFTER_DUMP', '?')} left)")
-    elif probe.expect == "stderr-dump":
+    elif probe.expect == Expect.STDERR_DUMP:
         if not stderr_counters:
             problems.append("no stats on stderr")
         if obs.stats_files:
@@ -189,7 +199,7 @@ def judge(probe: Probe, obs: Observation) -> ProbeVerdict:
     return ProbeVerdict(probe, not problems, observed, tuple(problems))
 
 
-def render_table(
+def to_rich(
     verdicts: Iterable[ProbeVerdict], *, only_mismatches: bool = False, title: str = "pystats behaviour fingerprint"
 ) -> Table:
     table = Table(title=title, show_lines=True)
@@ -199,5 +209,5 @@ def render_table(
         if only_mismatches and v.ok:
             continue
         verdict = "[green]ok[/]" if v.ok else "[bold red]MISMATCH[/]\n" + escape("\n".join(v.problems))
-        table.add_row(v.probe.id, v.probe.expect, escape(v.observed), verdict)
+        table.add_row(v.probe.id, v.probe.expect.value, escape(v.observed), verdict)
     return table

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pystats_harness.config import Settings
 from pystats_harness.errors import ConfigError, ImageError
-from pystats_harness.infra import engine
+from pystats_harness.infra import engine, proc
+from pystats_harness.infra.context import Context
 from pystats_harness.resources import DOCKER_DIR
 
 
@@ -52,12 +52,12 @@ def debian_mirror_from_apt(sources_dir: Path = Path("/etc/apt"), suite: str = "b
     )
 
 
-def bootstrap_base(settings: Settings, on_line: Callable[[str], None]) -> str:
+def bootstrap_base(ctx: Context, on_line: Callable[[str], None]) -> str:
     """debootstrap a minimal Debian with the build deps and ``docker import`` it; returns its tag."""
+    settings = ctx.settings
     if shutil.which("debootstrap") is None:
         raise ImageError("debootstrap is not installed; run `apt-get install debootstrap` (or scripts/install-host.sh)")
     mirror = settings.debian_mirror or debian_mirror_from_apt(suite=settings.debian_suite)
-    client = engine.connect()
     settings.cache_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="rootfs-", dir=settings.cache_dir) as tmp:
         rootfs = Path(tmp) / "rootfs"
@@ -70,34 +70,38 @@ def bootstrap_base(settings: Settings, on_line: Callable[[str], None]) -> str:
             mirror,
         ]
         on_line("+ " + " ".join(cmd))
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        assert proc.stdout is not None
-        tail: list[str] = []
-        for line in proc.stdout:
-            tail = ([*tail, line.rstrip()])[-20:]
-            if line.startswith(("I: Retrieving Release", "I: Base system installed", "E:", "W:")):
-                on_line(line.rstrip())
-        if proc.wait() != 0:
-            raise ImageError(f"debootstrap failed (exit {proc.returncode}): {' | '.join(tail[-3:])}")
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as debootstrap:
+            assert debootstrap.stdout is not None
+            tail: list[str] = []
+            for line in debootstrap.stdout:
+                tail = [*tail, line.rstrip()][-20:]
+                if line.startswith(("I: Retrieving Release", "I: Base system installed", "E:", "W:")):
+                    on_line(line.rstrip())
+        if debootstrap.returncode != 0:
+            raise ImageError(f"debootstrap failed (exit {debootstrap.returncode}): {' | '.join(tail[-3:])}")
         for junk in ("var/cache/apt/archives", "var/lib/apt/lists"):
             for p in (rootfs / junk).glob("*"):
                 if p.is_file():
                     p.unlink()
         tar_path = Path(tmp) / "rootfs.tar"
         on_line(f"+ tar -C {rootfs} -cf {tar_path} .")
-        subprocess.run(["tar", "-C", str(rootfs), "-cf", str(tar_path), "."], check=True)
+        proc.run(
+            ["tar", "-C", str(rootfs), "-cf", str(tar_path), "."],
+            error=ImageError,
+            what="packing the bootstrapped root file system",
+        )
         on_line(f"+ docker import {tar_path} {settings.bootstrap_image}")
-        engine.import_rootfs(client, tar_path, settings.bootstrap_image, ["ENV LANG=C.UTF-8", 'CMD ["bash"]'])
+        engine.import_rootfs(ctx.docker, tar_path, settings.bootstrap_image, ["ENV LANG=C.UTF-8", 'CMD ["bash"]'])
     return settings.bootstrap_image
 
 
-def build_builder_image(settings: Settings, *, bootstrap: bool, on_line: Callable[[str], None]) -> ImageResult:
+def build_builder_image(ctx: Context, *, bootstrap: bool, on_line: Callable[[str], None]) -> ImageResult:
     """Build docker/Dockerfile as ``settings.image``; with ``bootstrap`` make the base first."""
-    client = engine.connect()
+    settings, client = ctx.settings, ctx.docker
     base = settings.base_image
     if bootstrap:
         if engine.image_id(client, settings.bootstrap_image) is None:
-            bootstrap_base(settings, on_line)
+            bootstrap_base(ctx, on_line)
         else:
             on_line(f"bootstrapped base {settings.bootstrap_image} already exists; reusing it")
         base = settings.bootstrap_image

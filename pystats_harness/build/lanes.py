@@ -26,7 +26,9 @@ import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.infra.mirror import Mirror
 
 #: A change to one of these re-runs configure: a fresh build directory is safer than make's rules.
@@ -58,13 +60,11 @@ class Lane:
             _write_state(self.state_path, {"ok": True, "sha": sha, "patched": sorted(set(patched))})
 
 
-def _write_state(path: Path, state: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(state))
-    os.replace(tmp, path)
+def _write_state(path: Path, state: dict[str, Any]) -> None:
+    write_json_atomic(path, state)
 
 
-def _read_state(path: Path) -> dict:
+def _read_state(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
@@ -86,7 +86,7 @@ def age_unchanged(worktree: Path, changed: set[str]) -> int:
     return aged
 
 
-def decide(state: dict, changed: list[str] | None) -> tuple[bool, str]:
+def decide(state: dict[str, Any], changed: list[str] | None) -> tuple[bool, str]:
     """Pure: may this lane's build directory be reused?"""
     if not state:
         return False, "new lane"
@@ -131,7 +131,7 @@ def acquire(root: Path, group: str, mirror: Mirror, sha: str, worktree: Path, pa
             return
         finally:
             fh.close()
-    from pystats_harness.infra.fs import reap_dead
+    from pystats_harness.infra.proc import reap_dead
 
     reap_dead(root, "fresh-")
     tmp = root / f"fresh-x-{os.getpid()}-{os.urandom(4).hex()}"

@@ -1,16 +1,14 @@
-"""The patch series: which changes a source tree needs, found by probing the tree.
+"""Which patches a source tree needs, decided by probing the tree (never version numbers).
 
-`load_series` reads configs/patch-series.toml; `plan_patches` is a pure function of a file
-reader, the series and the user's request; `render` shows the plan as a rich table.
+:func:`plan_patches` is a pure function of a file reader, the series and the user's request;
+:func:`select` does that for a commit and is what a build records; :func:`to_rich` shows the plan.
 """
 
 from __future__ import annotations
 
 import enum
 import hashlib
-import re
-import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
@@ -18,66 +16,10 @@ from typing import Any, Literal, TypeAlias
 from rich.markup import escape
 from rich.table import Table
 
+from pystats_harness.build.series import Change, Reader, Series, SourceProbe, load_series
 from pystats_harness.errors import ConfigError, PatchError, RevisionUnsupported
-from pystats_harness.resources import PATCH_SERIES
 
-DEFAULT_SERIES_PATH = PATCH_SERIES
-
-Reader: TypeAlias = Callable[[str], "str | None"]  # relpath -> text, None if no such file
 Requested: TypeAlias = "Literal['auto', 'none'] | Sequence[str]"
-
-
-@dataclass(frozen=True)
-class SourceProbe:
-    """A file of the tree must exist and `pattern` must (or must not) match it."""
-
-    file: str
-    pattern: str
-    must_match: bool = True
-
-    def check(self, read: Reader) -> tuple[bool, str]:
-        text = read(self.file)
-        if text is None:
-            return False, f"{self.file} missing"
-        found = re.search(self.pattern, text, re.MULTILINE) is not None
-        verb = "matches" if found else "does not match"
-        return found == self.must_match, f"{self.file} {verb} /{self.pattern}/"
-
-
-@dataclass(frozen=True)
-class ProbeGroup:
-    label: str
-    probes: tuple[SourceProbe, ...]
-
-
-@dataclass(frozen=True)
-class Variant:
-    id: str
-    patch: Path
-    patch_sha256: str | None  # None: the patch file does not exist (yet)
-    description: str
-    probes: tuple[SourceProbe, ...]
-    requires: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Change:
-    id: str
-    order: int
-    upstream: str
-    title: str
-    present: tuple[ProbeGroup, ...]
-    variants: tuple[Variant, ...]
-
-
-@dataclass(frozen=True)
-class Series:
-    supported: ProbeGroup
-    changes: tuple[Change, ...]  # sorted by order
-
-    @property
-    def ids(self) -> tuple[str, ...]:
-        return tuple(c.id for c in self.changes)
 
 
 class Action(enum.Enum):
@@ -107,6 +49,7 @@ class PlannedPatch:
 class PatchPlan:
     decisions: tuple[Decision, ...]
     patches: tuple[PlannedPatch, ...]  # in application order
+    requested: str = "auto"  # --patches as the user wrote it
 
     @property
     def patch_paths(self) -> list[Path]:
@@ -124,82 +67,32 @@ class PatchPlan:
     def decision(self, change: str) -> Decision:
         return next(d for d in self.decisions if d.change == change)
 
+    @property
+    def digests(self) -> list[str]:
+        """What the build cache key includes: change, variant and content of every applied patch."""
+        return [f"{p.change}:{p.variant}:{p.sha256}" for p in self.patches]
 
-# --- loading ---------------------------------------------------------------------------
+    def summary(self) -> str:
+        if not self.patches:
+            return f"none applied (--patches {self.requested})"
+        return ", ".join(f"{p.change} [{p.variant}]" for p in self.patches) + f" (--patches {self.requested})"
 
+    def manifest_patches(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": p.change,
+                "variant": p.variant,
+                "file": f"patches/{p.path.parent.name}/{p.path.name}",
+                "sha256": p.sha256,
+            }
+            for p in self.patches
+        ]
 
-def _probes(raw: Any, where: str) -> tuple[SourceProbe, ...]:
-    if not isinstance(raw, list) or not raw:
-        raise ConfigError(f"{where}: 'probes' must be a non-empty list of {{file, match|no_match}}")
-    out = []
-    for item in raw:
-        if not isinstance(item, dict) or "file" not in item or len(item.keys() & {"match", "no_match"}) != 1:
-            raise ConfigError(f"{where}: each probe needs 'file' and exactly one of 'match'/'no_match': {item!r}")
-        must = "match" in item
-        pattern = item["match" if must else "no_match"]
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ConfigError(f"{where}: bad regex {pattern!r}: {exc}") from None
-        out.append(SourceProbe(item["file"], pattern, must))
-    return tuple(out)
-
-
-def _sha256(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-
-
-def load_series(path: Path = DEFAULT_SERIES_PATH, patches_dir: Path | None = None) -> Series:
-    """Read and check the series file; patch paths are relative to `patches_dir`
-    (default: patches/ beside the configs/ directory holding the file)."""
-    patches_dir = patches_dir or path.resolve().parent.parent / "patches"
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read patch series {path}: {exc}") from None
-    try:
-        sup = data["supported"]
-        supported = ProbeGroup(
-            sup.get("description", "pystats supported"), _probes(sup.get("probes"), f"{path} [supported]")
-        )
-        changes: list[Change] = []
-        for raw in data["change"]:
-            cid = raw["id"]
-            where = f"{path} change {cid!r}"
-            present = tuple(
-                ProbeGroup(g["label"], _probes(g.get("probes"), f"{where} present")) for g in raw.get("present", [])
-            )
-            variants = tuple(
-                Variant(
-                    v["id"],
-                    patches_dir / v["patch"],
-                    _sha256(patches_dir / v["patch"]),
-                    v.get("description", ""),
-                    _probes(v.get("probes"), f"{where} variant {v['id']!r}"),
-                    tuple(v.get("requires", ())),
-                )
-                for v in raw.get("variant", [])
-            )
-            changes.append(Change(cid, int(raw["order"]), raw["upstream"], raw.get("title", ""), present, variants))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"patch series {path} is malformed: missing or bad field {exc}") from None
-    changes.sort(key=lambda c: c.order)
-    if len({c.id for c in changes}) != len(changes) or len({c.order for c in changes}) != len(changes):
-        raise ConfigError(f"patch series {path}: change ids and orders must be unique")
-    seen: list[str] = []
-    for c in changes:
-        for v in c.variants:
-            for req in v.requires:
-                if req not in seen:
-                    raise ConfigError(
-                        f"patch series {path}: {c.id}/{v.id} requires {req!r}, "
-                        f"which is not an earlier change (earlier: {', '.join(seen) or 'none'})"
-                    )
-        seen.append(c.id)
-    return Series(supported, tuple(changes))
-
-
-# --- planning --------------------------------------------------------------------------
+    def manifest_decisions(self) -> list[dict[str, str]]:
+        return [
+            {"change": d.change, "action": d.action.value, "variant": d.variant or "", "reason": d.reason}
+            for d in self.decisions
+        ]
 
 
 def dir_reader(root: Path) -> Reader:
@@ -308,7 +201,7 @@ def plan_patches(read: Reader, series: Series, requested: Requested = "auto") ->
 _STYLE = {Action.APPLY: "bold green", Action.PRESENT: "cyan", Action.NOT_APPLICABLE: "yellow", Action.SKIPPED: "dim"}
 
 
-def render(plan: PatchPlan, title: str = "Patch plan") -> Table:
+def to_rich(plan: PatchPlan, title: str = "Patch plan") -> Table:
     """A table for `invoke patches --rev REV`: change, action, variant, reason."""
     table = Table(title=title, caption=f"series digest {plan.series_digest[:16]}", show_lines=True)
     table.add_column("change", no_wrap=True)
@@ -318,3 +211,9 @@ def render(plan: PatchPlan, title: str = "Patch plan") -> Table:
     for d in plan.decisions:
         table.add_row(d.change, f"[{_STYLE[d.action]}]{d.action.value}[/]", d.variant or "-", escape(d.reason))
     return table
+
+
+def select(read: Reader, requested: str) -> PatchPlan:
+    """Probe the tree through ``read`` and decide which patches to apply (``--patches`` text)."""
+    plan = plan_patches(read, load_series(), parse_requested(requested))
+    return PatchPlan(plan.decisions, plan.patches, requested)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shutil
 import tarfile
@@ -11,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pystats_harness.errors import ReleaseImportError
+from pystats_harness.infra.fs import sha256_file
 from pystats_harness.infra.mirror import Mirror
 
 _REQUIRED = ("configure.ac", "Python/ceval.c", "Include/patchlevel.h", "Lib/opcode.py")
@@ -24,14 +24,6 @@ class ImportedRelease:
     version: str
     tarball_sha256: str
     already_present: bool
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _top_dir(members: list[tarfile.TarInfo], tarball: Path) -> str:
@@ -78,7 +70,7 @@ def import_release(mirror: Mirror, tarball: Path) -> ImportedRelease:
         # Drop what git must not store as content (nested repos would become submodules).
         for nested in root.rglob(".git"):
             shutil.rmtree(nested, ignore_errors=True) if nested.is_dir() else nested.unlink()
-        digest = _sha256(tarball)
+        digest = sha256_file(tarball)
         mtime = int((root / "Include/patchlevel.h").stat().st_mtime)
         message = f"Python {version} (imported from release tarball {tarball.name}, sha256 {digest})"
         existing_tree = mirror.tag_tree(tag) if mirror.exists() else None

@@ -9,7 +9,6 @@ bisect-run --workload nbody --metric ... --threshold 0.84 --direction down`` (``
 from __future__ import annotations
 
 import math
-import subprocess
 import time
 import traceback
 from collections.abc import Iterator
@@ -21,13 +20,18 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from pystats_harness.bisect.driver import BisectRun, Measured, Progress, measure_rev, run_bisect
+from pystats_harness.bisect.driver import BisectRun, Progress, measure_rev, run_bisect
 from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code, exit_code_for_error
-from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich_table, write_plot
-from pystats_harness.bisect.search import Judge, Outcome
+from pystats_harness.bisect.measurer import Measured
+from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich, write_plot
+from pystats_harness.bisect.search import Direction, Failure, Judge, Outcome, Verdict, parse_direction
+from pystats_harness.cli.common import number
 from pystats_harness.config import Settings
 from pystats_harness.console import Reporter, stdout_console
 from pystats_harness.errors import ConfigError, HarnessError, RevisionNotFound
+from pystats_harness.infra import proc
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
 from pystats_harness.infra.mirror import CommitInfo
 
 
@@ -37,7 +41,6 @@ class _StepReporter(Reporter):
     def __init__(self, console: Console) -> None:
         super().__init__(console)
         self.prefix = ""
-        self.last_info = ""
         self._what = ""
 
     @contextmanager
@@ -61,9 +64,6 @@ class _StepReporter(Reporter):
             self._status.update(
                 f"[bold]{escape(self.prefix)}[/] {escape(self._what)} {elapsed:4.0f} s [dim]{escape(text[-80:])}[/]"
             )
-
-    def info(self, text: str) -> None:
-        self.last_info = text
 
 
 class RichProgress(Progress):
@@ -89,7 +89,6 @@ class RichProgress(Progress):
     def start(self, label: str, remaining: int, index: int, commit: CommitInfo) -> None:
         assert isinstance(self.reporter, _StepReporter)
         self.reporter.prefix = label if index < 0 else f"{label}, ~{remaining} left,"
-        self.reporter.last_info = ""
         self.reporter.show(f"{commit.short} {commit.subject[:50]} …")
         if self._status is None:
             head = label if index < 0 else f"{label} (~{remaining} left) #{index}"
@@ -102,7 +101,7 @@ class RichProgress(Progress):
         elif judge is None:
             state = ""  # an endpoint: judged once both are known
         else:
-            verdict = judge.verdict(o.value)  # type: ignore[arg-type]
+            verdict = judge.verdict(o.number)
             state = f"[{'red' if verdict == 'bad' else 'green'}]{verdict}[/]"
         value = f"{o.value:.6g}" if o.usable else "–"
         how = rec.source + (", built" if rec.built else "")
@@ -112,38 +111,25 @@ class RichProgress(Progress):
         )
 
 
-def _number(name: str, value: Any, kind: type = float) -> Any:
-    if value is None or value == "":
-        return None
-    try:
-        number = kind(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"--{name} {value!r} is not {'an integer' if kind is int else 'a number'}") from None
-    if kind is float and not math.isfinite(number):
-        raise ConfigError(f"--{name} must be a finite number (got {value!r})")
-    return number
-
-
 def default_out(settings: Settings, workload: str) -> Path:
     stem = Path(workload).stem if workload.endswith(".py") else workload
     return settings.cache_dir / "bisect" / f"{time.strftime('%Y%m%dT%H%M%S')}-{stem}"
 
 
 def write_outputs(run: BisectRun, out: Path) -> dict[str, Path]:
-    import json
-
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "report.json", "markdown": out / "report.md", "plot": out / "plot.png"}
-    paths["json"].write_text(json.dumps(run.to_dict(), indent=1, allow_nan=False) + "\n")
+    write_json_atomic(paths["json"], run.to_dict())
     r = run.report.result
     steps = "".join(
         f"| {rec.commit.short} | {run.labels[i]} | {rec.source}{', built' if rec.built else ''} | "
         f"{rec.seconds.get('total', 0):.1f} |\n"
         for i, rec in sorted(run.records.items())
     )
-    paths["markdown"].write_text(
+    write_text_atomic(
+        paths["markdown"],
         to_markdown(run.report) + f"\n{run.builds} builds (goal ≤ {goal(len(r.commits))}), "
-        f"{run.wall_seconds:.0f} s wall time.\n\n| Commit | Step | Source | Seconds |\n|:---|:---|:---|---:|\n" + steps
+        f"{run.wall_seconds:.0f} s wall time.\n\n| Commit | Step | Source | Seconds |\n|:---|:---|:---|---:|\n" + steps,
     )
     try:
         write_plot(run.report, paths["plot"])
@@ -163,14 +149,16 @@ def _short_reasons(report: BisectReport) -> BisectReport:
     reasons, with compiler error and log path, are printed below it)."""
     r = report.result
     tested = tuple(
-        replace(t, outcome=Outcome.failed(t.outcome.failure or "failed")) if t.status == "skipped" else t
+        replace(t, outcome=Outcome.failed(t.outcome.failure or Failure.METRIC_UNDEFINED))
+        if t.status is Verdict.SKIPPED
+        else t
         for t in r.tested
     )
     return replace(report, result=replace(r, tested=tested))
 
 
 def bisect(
-    settings: Settings,
+    ctx: Context,
     *,
     good: str,
     bad: str,
@@ -184,22 +172,22 @@ def bisect(
 ) -> int:
     """`invoke bisect`: 0 when the search finished (exact commit or a range around unbuildable ones)."""
     if jobs not in (None, ""):
-        settings = settings.with_overrides(jobs=_number("jobs", jobs, int))
+        ctx = ctx.with_settings(ctx.settings.with_overrides(jobs=number("jobs", jobs, int)))
     with RichProgress() as progress:
         run = run_bisect(
-            settings,
+            ctx,
             good=good,
             bad=bad,
             workload=workload,
             metric=metric,
-            threshold=_number("threshold", threshold),
+            threshold=number("threshold", threshold),
             direction=direction or None,
-            loops=_number("loops", loops, int),
+            loops=number("loops", loops, int),
             progress=progress,
         )
-    paths = write_outputs(run, Path(out) if out else default_out(settings, workload))
+    paths = write_outputs(run, Path(out) if out else default_out(ctx.settings, workload))
     stdout = stdout_console()
-    stdout.print(to_rich_table(_short_reasons(run.report)))
+    stdout.print(to_rich(_short_reasons(run.report)))
     r = run.report.result
     if r.exact:
         info = run.report.info(r.earliest_bad)
@@ -208,7 +196,7 @@ def bisect(
         stdout.print(escape(summary(run.report)))
         for index in r.candidates:
             t = r.at(index)
-            why = f"skipped: {t.reason}" if t and t.status == "skipped" else ("bad" if t else "not measured")
+            why = f"skipped: {t.reason}" if t and t.status is Verdict.SKIPPED else ("bad" if t else "not measured")
             stdout.print(f"  candidate #{index} {run.report.info(index).sha[:12]} {escape(why)}")
     for t in r.skipped:
         stdout.print(f"skipped #{t.index} {t.sha[:12]}: {escape(t.reason)}")
@@ -224,18 +212,20 @@ def bisect(
 def _rev_of_cwd() -> tuple[str, bool]:
     """The commit `git bisect` wants measured: BISECT_HEAD (--no-checkout) or HEAD of the current directory."""
     for ref in ("BISECT_HEAD", "HEAD"):
-        proc = subprocess.run(
-            ["git", "rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], capture_output=True, text=True
-        )
-        if proc.returncode == 0 and proc.stdout.strip():
-            return proc.stdout.strip(), True
+        argv = ["git", "rev-parse", "--verify", "-q", f"{ref}^{{commit}}"]
+        try:
+            sha = proc.run(argv, error=ConfigError, what=f"git rev-parse {ref}").strip()
+        except ConfigError:
+            continue
+        if sha:
+            return sha, True
     raise ConfigError(
         "not inside a git repository with a HEAD; pass --rev, or run under `git bisect run` in a CPython clone"
     )
 
 
 def bisect_run(
-    settings: Settings,
+    ctx: Context,
     *,
     workload: str,
     metric: str,
@@ -250,17 +240,15 @@ def bisect_run(
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     from_cwd = False
     try:
-        value = _number("threshold", threshold)
+        value = number("threshold", threshold)
         if value is None:
             raise ConfigError("--threshold is required (git bisect run judges each commit on its own)")
-        if (direction or "up") not in ("up", "down"):
-            raise ConfigError(f"--direction must be 'up' or 'down' (got {direction!r})")
-        judge = Judge(value, value, value, direction or "up", True)  # type: ignore[arg-type]
+        judge = Judge(value, value, value, parse_direction(direction) or Direction.UP, True)
         if not rev:
             rev, from_cwd = _rev_of_cwd()
         with RichProgress(err) as progress:
             rec = measure_rev(
-                settings, rev, workload=workload, metric=metric, loops=_number("loops", loops, int), progress=progress
+                ctx, rev, workload=workload, metric=metric, loops=number("loops", loops, int), progress=progress
             )
     except BaseException as exc:
         code = exit_code_for_error(exc)

@@ -14,13 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import docker.errors
+import docker.models.containers
 import requests.exceptions
 
 import docker
 from pystats_harness.errors import EngineUnavailable, ImageError, RunFailed
-from pystats_harness.infra.fs import pid_alive
+from pystats_harness.infra.proc import pid_alive
 
 LABEL = "pystats-harness"
+
+#: A connected engine client (what :func:`connect` returns); other modules name the type, never import docker.
+Client = docker.DockerClient
 
 
 @dataclass(frozen=True)
@@ -128,7 +132,7 @@ class Container:
         self.spec = spec
         self.keep = keep
         self.name = f"{spec.name_prefix}-{uuid.uuid4().hex[:12]}"
-        self._container = None
+        self._container: docker.models.containers.Container | None = None
 
     def __enter__(self) -> Container:
         mounts = [
@@ -214,7 +218,7 @@ def reap_orphans(client: docker.DockerClient) -> list[str]:
         if pid.isdigit() and not pid_alive(int(pid)):
             try:
                 c.remove(force=True, v=True)
-                removed.append(c.name)
+                removed.append(str(c.name))
             except docker.errors.APIError:
                 pass
     return removed
@@ -222,4 +226,4 @@ def reap_orphans(client: docker.DockerClient) -> list[str]:
 
 def leftover_containers(client: docker.DockerClient) -> list[str]:
     """Names of harness containers that still exist (for tests and cleanup)."""
-    return [c.name for c in client.containers.list(all=True, filters={"label": LABEL})]
+    return [str(c.name) for c in client.containers.list(all=True, filters={"label": LABEL})]

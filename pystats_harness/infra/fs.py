@@ -1,28 +1,45 @@
-"""Owner processes of leftovers: a killed build (kill -9) cannot clean up; the next one does."""
+"""Files: atomic writes (temp file + rename), content hashes, JSON read once per file version."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import os
-import shutil
+import uuid
 from pathlib import Path
+from typing import Any
 
 
-def pid_alive(pid: int) -> bool:
+def write_text_atomic(path: Path, text: str) -> Path:
+    """Write ``text`` so that readers see the old file or the whole new one, never a part."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
 
 
-def reap_dead(parent: Path, prefix: str) -> list[Path]:
-    """Remove ``<prefix>…-<pid>-<rand>`` dirs whose owning process is gone (e.g. after kill -9)."""
-    removed = []
-    for path in parent.glob(f"{prefix}*"):
-        parts = path.name.rsplit("-", 2)
-        if len(parts) == 3 and parts[1].isdigit() and not pid_alive(int(parts[1])):
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
+def write_json_atomic(path: Path, data: Any, *, indent: int = 1, sort_keys: bool = False) -> Path:
+    """JSON (no NaN: it is not JSON) written atomically, ending with a newline."""
+    return write_text_atomic(path, json.dumps(data, indent=indent, sort_keys=sort_keys, allow_nan=False) + "\n")
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=64)
+def _read_json(path: Path, mtime_ns: int) -> Any:
+    return json.loads(path.read_text())
+
+
+def read_json_cached(path: Path) -> Any:
+    """JSON of ``path``, parsed once per version of the file (keyed on its mtime); do not mutate it."""
+    return _read_json(path, path.stat().st_mtime_ns)

@@ -10,7 +10,6 @@ import contextlib
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
@@ -20,8 +19,8 @@ from pathlib import Path
 
 import git
 
-from pystats_harness.errors import Interrupted, MirrorError, PatchError, RevisionNotFound
-from pystats_harness.infra.fs import reap_dead
+from pystats_harness.errors import CheckoutFailed, Interrupted, MirrorError, PatchError, RevisionNotFound
+from pystats_harness.infra import proc
 
 
 @dataclass(frozen=True)
@@ -108,7 +107,7 @@ class Mirror:
                     "it, `invoke import-release TARBALL` for a release, or a full sha"
                 ) from None
             date = datetime.fromtimestamp(commit.committed_date, tz=UTC).isoformat()
-            return CommitInfo(rev=rev, sha=commit.hexsha, date=date, subject=commit.summary)
+            return CommitInfo(rev=rev, sha=commit.hexsha, date=date, subject=str(commit.summary))
 
     def read_file(self, sha: str, path: str) -> str | None:
         """Text of ``path`` at commit ``sha``, or None if it does not exist."""
@@ -123,7 +122,7 @@ class Mirror:
 
     def is_ancestor(self, older: str, newer: str) -> bool:
         with self._repo() as repo:
-            return repo.is_ancestor(older, newer)
+            return repo.is_ancestor(repo.commit(older), repo.commit(newer))
 
     def changed_paths(self, old: str, new: str) -> list[str] | None:
         """Files that differ between two commits (added, deleted, modified), or None if git cannot tell."""
@@ -142,7 +141,7 @@ class Mirror:
                 return None
             c = bases[0]
             date = datetime.fromtimestamp(c.committed_date, tz=UTC).isoformat()
-            return CommitInfo(rev=c.hexsha, sha=c.hexsha, date=date, subject=c.summary)
+            return CommitInfo(rev=c.hexsha, sha=c.hexsha, date=date, subject=str(c.summary))
 
     def ancestry_path(self, good: str, bad: str) -> list[CommitInfo]:
         """Commits on the ancestry path good..bad, oldest first (bad included, good excluded)."""
@@ -153,7 +152,7 @@ class Mirror:
                     rev=c.hexsha,
                     sha=c.hexsha,
                     date=datetime.fromtimestamp(c.committed_date, tz=UTC).isoformat(),
-                    subject=c.summary,
+                    subject=str(c.summary),
                 )
                 for c in commits
             ]
@@ -163,14 +162,14 @@ class Mirror:
     def worktree(self, sha: str, parent: Path) -> Iterator[Path]:
         """A detached worktree of ``sha`` under ``parent``; always removed afterwards."""
         parent.mkdir(parents=True, exist_ok=True)
-        reap_dead(parent, "wt-")
+        proc.reap_dead(parent, "wt-")
         path = parent / f"wt-{sha[:12]}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         with self._repo() as repo:
             try:
                 try:
                     repo.git.worktree("add", "--detach", "--force", str(path), sha)
                 except git.GitCommandError as exc:
-                    raise MirrorError(f"cannot check out {sha[:12]}: {_git_error(exc)}") from None
+                    raise CheckoutFailed(sha, _git_error(exc)) from None
                 yield path
             finally:
                 with contextlib.suppress(git.GitCommandError):
@@ -210,10 +209,10 @@ class Mirror:
             )
 
             def run(*args: str) -> str:
-                proc = subprocess.run(["git", *args], cwd=directory, env=env, capture_output=True, text=True)
-                if proc.returncode != 0:
-                    raise MirrorError(f"git {args[0]} failed in {self.path}: {proc.stderr.strip()[-300:]}")
-                return proc.stdout.strip()
+                out = proc.run(
+                    ["git", *args], error=MirrorError, what=f"git {args[0]} in {self.path}", cwd=directory, env=env
+                )
+                return out.strip()
 
             run("-c", "core.autocrlf=false", "add", "-A", "-f", ".")
             tree = run("write-tree")
@@ -256,31 +255,42 @@ def _failure_hunk(patch: Path, file: str, line: int | None) -> str:
     return best or "?"
 
 
+def _does_not_apply(patch: Path, stderr: str) -> PatchError:
+    """Name the file and hunk of ``patch`` that git apply rejected."""
+    m = re.search(r"patch failed: (.+):(\d+)", stderr)
+    file = m.group(1) if m else None
+    line = int(m.group(2)) if m else None
+    if file is None:
+        m2 = re.search(r"error: (\S+): (?:does not exist|No such file)", stderr)
+        file = m2.group(1) if m2 else "?"
+    return PatchError(
+        f"patch {patch.name} ({patch.parent.name}) does not apply: {file}, hunk {_failure_hunk(patch, file, line)}; "
+        "nothing was applied. Try --patches none or a patch variant for this layout"
+    )
+
+
 def apply_patches(worktree: Path, patches: Sequence[Path]) -> None:
     """Check every patch in order on a scratch index, then apply them all; all or nothing."""
     if not patches:
         return
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
-        subprocess.run(["git", "read-tree", "HEAD"], cwd=worktree, env=env, check=True, capture_output=True)
+        proc.run(
+            ["git", "read-tree", "HEAD"], error=PatchError, what="git read-tree of the worktree", cwd=worktree, env=env
+        )
         for patch in patches:
-            proc = subprocess.run(
-                ["git", "apply", "--cached", str(patch)], cwd=worktree, env=env, capture_output=True, text=True
-            )
-            if proc.returncode != 0:
-                m = re.search(r"patch failed: (.+):(\d+)", proc.stderr)
-                file = m.group(1) if m else None
-                line = int(m.group(2)) if m else None
-                if file is None:
-                    m2 = re.search(r"error: (\S+): (?:does not exist|No such file)", proc.stderr)
-                    file = m2.group(1) if m2 else "?"
-                hunk = _failure_hunk(patch, file, line)
-                raise PatchError(
-                    f"patch {patch.name} ({patch.parent.name}) does not apply: {file}, hunk {hunk}; "
-                    "nothing was applied. Try --patches none or a patch variant for this layout"
+            try:
+                proc.run(
+                    ["git", "apply", "--cached", str(patch)],
+                    error=PatchError,
+                    what=f"git apply --cached {patch.name}",
+                    cwd=worktree,
+                    env=env,
                 )
-    for patch in patches:
-        try:
-            subprocess.run(["git", "apply", str(patch)], cwd=worktree, check=True, capture_output=True)
-        except KeyboardInterrupt:
-            raise Interrupted("interrupted while applying patches; the worktree is discarded") from None
+            except PatchError as exc:
+                raise _does_not_apply(patch, exc.command.stderr_tail if exc.command else "") from None
+    try:
+        for patch in patches:
+            proc.run(["git", "apply", str(patch)], error=PatchError, what=f"git apply {patch.name}", cwd=worktree)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted while applying patches; the worktree is discarded") from None

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pystats_harness.errors import ConfigError, StatsParseError
-from pystats_harness.stats.dumps import DumpResult, classify, parse_files
+from pystats_harness.infra.fs import write_json_atomic
+from pystats_harness.stats.dumps import DumpResult, parse_files
+from pystats_harness.stats.keys import classify
 from pystats_harness.stats.names import NameTables
 
 SCHEMA = "pystats-harness/1"
@@ -42,7 +44,7 @@ class Collection:
     def get(self, name: str, default: Number = 0) -> Number:
         return self.counters.get(name, default)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "schema": self.schema,
             "metadata": dict(self.metadata),
@@ -51,7 +53,7 @@ class Collection:
         }
 
     @classmethod
-    def from_json(cls, doc: Mapping[str, Any], source: str = "<json>") -> Collection:
+    def from_dict(cls, doc: Any, source: str = "<json>") -> Collection:
         if not isinstance(doc, Mapping) or doc.get("schema") != SCHEMA:
             got = doc.get("schema") if isinstance(doc, Mapping) else type(doc).__name__
             raise StatsParseError(f"{source}: not a stats collection of schema {SCHEMA!r} (got {got!r})")
@@ -141,6 +143,29 @@ def collect(
     return from_dump(parse_files([Path(p) for p in paths], lenient=lenient), names, metadata)
 
 
+def dump_files(directory: Path) -> list[Path]:
+    """The dump files (``*.txt``) of a stats directory, or an error saying why there are none."""
+    if not directory.is_dir():
+        raise ConfigError(f"stats directory {directory} does not exist; pass a directory of pystats dump files")
+    files = sorted(p for p in directory.iterdir() if p.is_file() and p.suffix == ".txt")
+    if not files:
+        raise StatsParseError(f"no dump files (*.txt) in {directory}; a run that collected nothing leaves none")
+    return files
+
+
+def collect_dir(
+    directory: Path,
+    names: NameTables | None,
+    metadata: Mapping[str, Any],
+    *,
+    loops: float | None = None,
+    lenient: bool = False,
+) -> Collection:
+    """Every dump file of ``directory`` as one collection (per loop when ``loops`` is given)."""
+    collection = collect(dump_files(directory), names, metadata, lenient=lenient)
+    return per_loop(collection, loops) if loops else collection
+
+
 def from_dump(dump: DumpResult, names: NameTables | None, metadata: Mapping[str, Any]) -> Collection:
     counters, specializable, unknown = name_counters(dump.raw, names)
     meta: dict[str, Any] = dict(metadata)
@@ -197,7 +222,7 @@ def per_loop(collection: Collection, loops: Number | None = None) -> Collection:
 
 
 def save(collection: Collection, path: Path) -> None:
-    Path(path).write_text(json.dumps(collection.to_json(), indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    write_json_atomic(Path(path), collection.to_dict())
 
 
 def load(path: Path) -> Collection:
@@ -207,4 +232,4 @@ def load(path: Path) -> Collection:
         raise StatsParseError(f"{path}: cannot read collection ({exc.strerror})") from exc
     except json.JSONDecodeError as exc:
         raise StatsParseError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
-    return Collection.from_json(doc, str(path))
+    return Collection.from_dict(doc, str(path))

@@ -17,31 +17,13 @@ with ``lenient=True``, are skipped and recorded as a :class:`ParseWarning`.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pystats_harness.errors import StatsParseError
-
-KINDS: tuple[str, ...] = (
-    "opcode",
-    "specializable",
-    "specialization",
-    "failure_kind",
-    "pair",
-    "call",
-    "object",
-    "gc",
-    "uop",
-    "uop_pair",
-    "optimizer",
-    "rare_event",
-    "free_threading",
-    "other",
-)
+from pystats_harness.stats.keys import Stat, classify, classify_key
 
 # Printed only by _Py_PrintSpecializationStats(0), which no caller uses; tolerated with a warning.
 _HEADERS = frozenset({b"Specialization stats:"})
@@ -49,38 +31,6 @@ _NOT_COLON_OR_NL = bytes(b for b in range(256) if b not in b":\n")
 _MAX_SKELETONS = 64  # distinct key sequences whose values are summed column-wise
 _SKELETONS_PER_LENGTH = 4
 _BATCH = 32
-
-_NAME = r"[A-Za-z0-9_]+"
-_OPCODE_RE = re.compile(
-    rf"opcode\[({_NAME})\]\.(?:(execution_count|specializable)"
-    rf"|specialization\.(success|failure|hit|deferred|miss|deopt)"
-    rf"|specialization\.failure_kinds\[([0-9]+)\]|pair_count\[({_NAME})\])"
-)
-_UOP_RE = re.compile(rf"uops\[({_NAME})\]\.(execution_count|specialization\.miss)")
-_UOP_PAIR_RE = re.compile(rf"uop\[({_NAME})\]\.pair_count\[({_NAME})\]")
-_OPT_OPCODE_RE = re.compile(rf"(unsupported_opcode|error_in_opcode)\[({_NAME})\]\.count")
-_EVAL_CALL_RE = re.compile(r"Calls via PyEval_EvalFrame\[([0-9]+)\]")
-_GC_RE = re.compile(r"GC\[([0-9]+)\] ([A-Za-z][A-Za-z ]*)")
-_RARE_RE = re.compile(r"Rare event \(([A-Za-z0-9_]+)\)")
-_HIST_RE = re.compile(r"((?:Trace|Optimized trace)[A-Za-z ]*)\[([0-9]+)\]")
-_FT_RE = re.compile(r"[A-Z][A-Za-z ]* \(([a-z0-9_]+)\)")
-_WORDS_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_ ()/-]*")
-_OPT_PREFIXES = ("Optimization ", "Optimizer ", "Executors ", "JIT ")
-
-
-def snake(text: str) -> str:
-    """``'Object materialize dict (on request)'`` -> ``'object_materialize_dict_on_request'``."""
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
-
-
-@dataclass(frozen=True, slots=True)
-class Stat:
-    """One counter: its kind, the parts of its key (names or numbers as text) and its value."""
-
-    kind: str
-    parts: tuple[str, ...]
-    value: int
-    raw: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,73 +62,7 @@ class DumpResult:
     @property
     def unknown(self) -> tuple[str, ...]:
         """Well-formed keys that no known line format matched (kept as ``other`` stats)."""
-        return tuple(sorted(key for key in self.raw if _classify_key(key)[0] == "other"))
-
-
-@lru_cache(maxsize=1 << 16)
-def _classify_key(key: str) -> tuple[str, tuple[str, ...]]:
-    kind, parts = _classify_parts(key)
-    if not all(parts):  # e.g. "Object ()": no usable name
-        return "other", (key,)
-    return kind, parts
-
-
-def _classify_parts(key: str) -> tuple[str, tuple[str, ...]]:
-    m = _OPCODE_RE.fullmatch(key)
-    if m:
-        op, plain, spec, fail, pair = m.groups()
-        if plain == "specializable":
-            return "specializable", (op,)
-        if plain:
-            return "opcode", (op, plain)
-        if spec:
-            return "specialization", (op, spec)
-        if fail is not None:
-            return "failure_kind", (op, fail)
-        return "pair", (op, pair)
-    if key.startswith("uop"):
-        m = _UOP_RE.fullmatch(key)
-        if m:
-            name = m.group(1) if m.group(1).startswith("_") else "_" + m.group(1)  # pre-3.13.0 names
-            return "uop", (name, m.group(2))
-        m = _UOP_PAIR_RE.fullmatch(key)
-        if m:
-            return "uop_pair", m.groups()
-    if key.startswith("Calls via "):
-        m = _EVAL_CALL_RE.fullmatch(key)
-        if m:
-            return "call", ("via_pyeval_evalframe", m.group(1))
-    elif key.startswith(("Calls ", "Frame")) and _WORDS_RE.fullmatch(key):
-        return "call", (snake(key[6:] if key.startswith("Calls ") else key),)
-    if key.startswith("Object ") and _WORDS_RE.fullmatch(key):
-        return "object", (snake(key[7:]),)
-    m = _GC_RE.fullmatch(key)
-    if m:
-        return "gc", (m.group(1), snake(m.group(2)))
-    m = _RARE_RE.fullmatch(key)
-    if m:
-        return "rare_event", (m.group(1),)
-    m = _HIST_RE.fullmatch(key)
-    if m:
-        return "optimizer", ("histogram", snake(m.group(1)), m.group(2))
-    m = _OPT_OPCODE_RE.fullmatch(key)
-    if m:
-        return "optimizer", m.groups()
-    if key.startswith(_OPT_PREFIXES) and _WORDS_RE.fullmatch(key):
-        words = key.split(" ", 1)
-        if words[0] in ("Optimization", "Optimizer"):
-            return "optimizer", (snake(words[1]),)
-        return "optimizer", (snake(key),)
-    m = _FT_RE.fullmatch(key)
-    if m:
-        return "free_threading", (m.group(1),)
-    return "other", (key,)
-
-
-def classify(key: str, value: int = 0) -> Stat:
-    """Turn one raw key (as printed, stripped) and its value into a typed :class:`Stat`."""
-    kind, parts = _classify_key(key)
-    return Stat(kind, parts, value, key)
+        return tuple(sorted(key for key in self.raw if classify_key(key)[0] == "other"))
 
 
 def _split_line(line: bytes) -> tuple[bytes, int] | None:
@@ -234,7 +118,7 @@ class _Accumulator:
                 pending = skeleton[2]
                 pending.append(values)
                 if len(pending) >= _BATCH:
-                    skeleton[1] = list(map(sum, zip(skeleton[1], *pending, strict=False)))
+                    skeleton[1] = list(map(sum, zip(skeleton[1], *pending, strict=True)))
                     pending.clear()
                 self.counted += len(keys)
                 return True
@@ -245,7 +129,7 @@ class _Accumulator:
             self.nskeletons += 1
         else:
             totals, get = self.totals, self.totals.get
-            for key, value in zip(keys, values, strict=False):
+            for key, value in zip(keys, values, strict=True):
                 totals[key] = get(key, 0) + value
         self.counted += len(keys)
         return True
@@ -275,7 +159,7 @@ class _Accumulator:
         totals = self.totals
         for group in self.skeletons.values():
             for keys, column_sums, pending in group:
-                for key, value in zip(keys, map(sum, zip(column_sums, *pending, strict=False)), strict=False):
+                for key, value in zip(keys, map(sum, zip(column_sums, *pending, strict=True)), strict=True):
                     totals[key] = totals.get(key, 0) + value
         raw: dict[str, int] = {}
         for key, value in totals.items():
@@ -312,7 +196,7 @@ def _parse_chunk(paths: list[str], lenient: bool) -> tuple[dict[str, int], int, 
     for path in paths:
         acc.add(_read(Path(path)), path)
     result = acc.result(tuple(paths))
-    return result.raw, result.counted_lines, result.warnings
+    return dict(result.raw), result.counted_lines, result.warnings
 
 
 #: Below this many files a second process costs more than it saves.
@@ -337,13 +221,13 @@ def parse_files(paths: Iterable[Path], *, lenient: bool = False, workers: int | 
     chunks = [sources[i : i + size] for i in range(0, len(sources), size)]
     with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("fork")) as pool:
         parts = list(pool.map(_parse_chunk, chunks, [lenient] * len(chunks)))
-    raw: dict[str, int] = {}
+    total: dict[str, int] = {}
     counted = 0
-    warnings: list[ParseWarning] = []
+    all_warnings: list[ParseWarning] = []
     for part_raw, part_counted, part_warnings in parts:
-        get = raw.get
+        get = total.get
         for key, value in part_raw.items():
-            raw[key] = get(key, 0) + value
+            total[key] = get(key, 0) + value
         counted += part_counted
-        warnings += part_warnings
-    return DumpResult(tuple(sources), raw, counted, tuple(warnings))
+        all_warnings += part_warnings
+    return DumpResult(tuple(sources), total, counted, tuple(all_warnings))

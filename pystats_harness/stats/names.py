@@ -160,7 +160,7 @@ class NameTables:
             k: doc.get(k)
             for k in ("opnames_source", "fill_agrees", "dis_all_opname_agrees", "stats_functions", "version", "errors")
         }
-        return cls.from_json(
+        return cls.from_dict(
             {
                 "schema": NAMES_SCHEMA,
                 "python_version": doc.get("python_version", "?"),
@@ -173,8 +173,7 @@ class NameTables:
         )
 
     @classmethod
-    def from_json(cls, doc: str | Mapping[str, Any]) -> NameTables:
-        data = json.loads(doc) if isinstance(doc, str) else doc
+    def from_dict(cls, data: Mapping[str, Any]) -> NameTables:
         if data.get("schema") != NAMES_SCHEMA:
             raise ConfigError(f"not a names.json of schema {NAMES_SCHEMA!r} (got {data.get('schema')!r})")
         return cls(
@@ -186,7 +185,7 @@ class NameTables:
             extra=dict(data.get("extra") or {}),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "schema": NAMES_SCHEMA,
             "python_version": self.python_version,

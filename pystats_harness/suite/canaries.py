@@ -13,61 +13,9 @@ branch outcomes) plus the whole body of every Python function the body calls onc
 (``CALLEES``), in the same interpreter.  Everything executed once per kernel call (prologue,
 ``GET_ITER``, the exhausted ``FOR_ITER``, ``END_FOR``, the return, the bracket itself) cancels.
 
-Why families and what "corrected" means (read from 3.11.2 ``Python/ceval.c`` and 3.13.5
-``Python/ceval_macros.h``/``generated_cases.c.h``; every rule below is a name-keyed table entry,
-active only when the interpreter has that opcode):
-
-1. Specialization/quickening rewrites instructions in place (``LOAD_ATTR`` -> ``LOAD_ATTR_SLOT``
-   ...; 3.11 also ``*_ADAPTIVE``, ``RESUME_QUICK``, ``JUMP_BACKWARD_QUICK``,
-   ``EXTENDED_ARG_QUICK``) at moments that depend on warm-up counters, so a dump splits one
-   instruction's executions over several names.  A family is the base name plus its specialized
-   forms (``opcode._specializations``); only family totals are compared.
-2. Instructions that execute the next instruction(s) themselves and skip them, so the skipped
-   ones are never counted under their own name (``IMPLIED``: each execution adds 1 to each listed
-   family):
-
-   * 3.11/3.12 superinstructions ``LOAD_FAST__LOAD_FAST``, ``LOAD_FAST__LOAD_CONST``,
-     ``STORE_FAST__LOAD_FAST``, ``STORE_FAST__STORE_FAST``, ``LOAD_CONST__LOAD_FAST``: one count
-     (``INSTRUCTION_START`` once; the handler does ``NEXTOPARG(); next_instr++`` for the second
-     half).  The second half stays in the code unchanged, so a jump to it counts it normally.
-     (3.13's ``LOAD_FAST_LOAD_FAST`` etc. are real instructions that ``dis`` shows: no rule.)
-   * 3.11 ``COMPARE_OP_{INT,FLOAT,STR}_JUMP`` also perform the following
-     ``POP_JUMP_{FORWARD,BACKWARD}_IF_{TRUE,FALSE}`` without saying which: those four are
-     compared as one group, ``POP_JUMP_IF_TRUE/FALSE (3.11 group)`` (``GROUPS``).
-   * 3.11 ``PRECALL_*`` forms that call the builtin themselves and ``SKIP_CALL()`` (+1 ``CALL``);
-     ``PRECALL_NO_KW_LIST_APPEND`` also skips the ``POP_TOP`` (+1 ``CALL``, +1 ``POP_TOP``).
-   * ``BINARY_OP_INPLACE_ADD_UNICODE`` performs the following ``STORE_FAST`` (3.11-3.13);
-     ``CALL_NO_KW_LIST_APPEND`` (3.12) and ``CALL_LIST_APPEND`` (3.13) skip the ``POP_TOP``.
-   * 3.13 ``CALL_ALLOC_AND_ENTER_INIT`` pushes a shim frame (``_Py_InitCleanup``) whose
-     ``EXIT_INIT_CHECK`` and ``RETURN_VALUE`` run (and are counted) when ``__init__`` returns, but
-     are in no ``dis`` output: +1 ``EXIT_INIT_CHECK``, +1 ``RETURN_VALUE``.
-3. Double counts, subtracted using the dump's own specialization counters of the base opcode:
-
-   * every specialization attempt (``specialization.success`` + ``.failure`` of a family that
-     has specialized forms): the adaptive instruction is counted, specializes, then
-     ``DISPATCH_SAME_OPARG()`` re-dispatches to the rewritten instruction, whose ``TARGET``
-     counts it again (3.11 ``*_ADAPTIVE`` handlers, 3.12/3.13 ``_SPECIALIZE_*`` ops; in 3.13.5 the
-     14 families with ``DISPATCH_SAME_OPARG`` are exactly the 14 with success/failure counters).
-     3.11's ``FOR_ITER`` has no specialized forms but counts every execution as a ``failure``
-     (to classify iterators, ``ceval.c:4336``): not an attempt, not subtracted;
-   * 3.11 only, every miss (``specialization.miss`` of the base): ``DEOPT_IF`` jumps to ``miss:``,
-     which does ``DISPATCH_GOTO()`` to the base instruction's ``TARGET`` and counts it again.  3.13
-     deoptimizes with ``GO_TO_INSTRUCTION`` to a ``PREDICTED`` label placed after the count (3.12.0
-     too, by reading; early 3.12 alphas may still have 3.11's ``miss:``: ``compare`` reports each
-     mismatching family's misses so such a case is recognisable, and ``miss_double_counted`` in the
-     table can be set by hand).
-4. Not counted, nothing to do: ``CACHE`` entries; ``EXTENDED_ARG`` is counted *and* the
-   instruction it extends is counted (both are in ``dis``); ``PREDICT()`` is compiled out with
-   computed gotos and counts the predicted instruction when not.  ``JUMP_BACKWARD`` and the
-   ``FOR_ITER`` of every iteration are in the body range; ``FOR_ITER_*`` skipping ``END_FOR`` on
-   exhaustion happens once per call and cancels.
-
-Excluded (the check refuses rather than guess): branches whose outcome is not declared,
-``POP_JUMP_IF_NONE``-style jumps and 3.11 ``JUMP_IF_*_OR_POP`` (no canary uses them), nested
-loops, calls that enter the interpreter from C (3.12+ count an ``INTERPRETER_EXIT`` per such call),
-``INSTRUMENTED_*`` counts (tracing/monitoring active) and ``ENTER_EXECUTOR`` (tier 2): if one of
-these appears in the difference the result is a mismatch that names it.  Only opcode execution
-counts are checked: pair counts, call/object/GC stats are not part of the canary.
+What "corrected" means (the rules, with their tables and the ``dis`` walk) and what the check
+refuses: ``canary_expect.py``.  Parsing dumps and comparing: ``canary_counts.py``.  Both are
+siblings of this script (stdlib only); their public names are importable from here too.
 
 Commands (run by the built interpreter; ``/suite`` may be read-only)::
 
@@ -88,6 +36,29 @@ executions between a family's names and add re-dispatches).
 import json
 import os
 import sys
+
+if __package__:  # imported as pystats_harness.suite.canaries (the host, the unit tests)
+    from . import canary_counts, canary_expect
+else:  # run as /suite/canaries.py (or imported as top-level ``canaries``): the siblings are top-level
+    _HERE = os.path.dirname(os.path.abspath(__file__))
+    if _HERE not in sys.path:
+        sys.path.insert(0, _HERE)
+    import canary_counts
+    import canary_expect
+
+# Re-exported: the siblings' public names stay importable from here (the host and the tests use them).
+CanaryError = canary_expect.CanaryError
+GROUPS = canary_expect.GROUPS
+IMPLIED = canary_expect.IMPLIED
+opcode_names = canary_expect.opcode_names
+specializations = canary_expect.specializations
+walk_loop = canary_expect.walk_loop
+walk_straight = canary_expect.walk_straight
+parse_dump = canary_counts.parse_dump
+parse_dump_dir = canary_counts.parse_dump_dir
+family_counts = canary_counts.family_counts
+expected_family_counts = canary_counts.expected_family_counts
+compare = canary_counts.compare
 
 # --------------------------------------------------------------------------------------------
 # The kernels.  Keep bodies small (no EXTENDED_ARG), branch-free unless listed in BRANCHES, and
@@ -223,97 +194,7 @@ DEFAULT_N = 2000
 specialization after the first adaptive counter expiry) ends well inside the first N."""
 
 # --------------------------------------------------------------------------------------------
-# Rules (see the module docstring).  Keys are opcode names; a rule applies when the interpreter
-# has that name.
-
-_GROUP_311_JUMPS = "POP_JUMP_IF_TRUE/FALSE (3.11 group)"
-
-GROUPS = {
-    _GROUP_311_JUMPS: (
-        "POP_JUMP_FORWARD_IF_FALSE",
-        "POP_JUMP_BACKWARD_IF_FALSE",
-        "POP_JUMP_FORWARD_IF_TRUE",
-        "POP_JUMP_BACKWARD_IF_TRUE",
-    ),
-}
-"""Families compared as one group (only when COMPARE_OP_*_JUMP exists, i.e. 3.11)."""
-
-_SKIP_CALL_311 = (
-    "PRECALL_NO_KW_TYPE_1",
-    "PRECALL_NO_KW_STR_1",
-    "PRECALL_NO_KW_TUPLE_1",
-    "PRECALL_BUILTIN_CLASS",
-    "PRECALL_NO_KW_BUILTIN_O",
-    "PRECALL_NO_KW_BUILTIN_FAST",
-    "PRECALL_BUILTIN_FAST_WITH_KEYWORDS",
-    "PRECALL_NO_KW_LEN",
-    "PRECALL_NO_KW_ISINSTANCE",
-    "PRECALL_NO_KW_METHOD_DESCRIPTOR_O",
-    "PRECALL_METHOD_DESCRIPTOR_FAST_WITH_KEYWORDS",
-    "PRECALL_NO_KW_METHOD_DESCRIPTOR_NOARGS",
-    "PRECALL_NO_KW_METHOD_DESCRIPTOR_FAST",
-)
-
-IMPLIED = {
-    # 3.11 / 3.12 superinstructions (the family of the name itself gets the first half).
-    "LOAD_FAST__LOAD_FAST": {"LOAD_FAST": 1},
-    "LOAD_FAST__LOAD_CONST": {"LOAD_CONST": 1},
-    "STORE_FAST__LOAD_FAST": {"LOAD_FAST": 1},
-    "STORE_FAST__STORE_FAST": {"STORE_FAST": 1},
-    "LOAD_CONST__LOAD_FAST": {"LOAD_FAST": 1},
-    # 3.11 compare-and-branch specializations.
-    "COMPARE_OP_INT_JUMP": {_GROUP_311_JUMPS: 1},
-    "COMPARE_OP_FLOAT_JUMP": {_GROUP_311_JUMPS: 1},
-    "COMPARE_OP_STR_JUMP": {_GROUP_311_JUMPS: 1},
-    # 3.11 PRECALL forms that do the call.
-    "PRECALL_NO_KW_LIST_APPEND": {"CALL": 1, "POP_TOP": 1},
-    # 3.11-3.13
-    "BINARY_OP_INPLACE_ADD_UNICODE": {"STORE_FAST": 1},
-    # 3.12 / 3.13
-    "CALL_NO_KW_LIST_APPEND": {"POP_TOP": 1},
-    "CALL_LIST_APPEND": {"POP_TOP": 1},
-    # 3.13 __init__ shim frame
-    "CALL_ALLOC_AND_ENTER_INIT": {"EXIT_INIT_CHECK": 1, "RETURN_VALUE": 1},
-}
-IMPLIED.update({name: {"CALL": 1} for name in _SKIP_CALL_311})
-
-_UNCONDITIONAL = frozenset(
-    ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT", "JUMP_ABSOLUTE")
-)
-_RETURNS = frozenset(("RETURN_VALUE", "RETURN_CONST"))
-
-
-class CanaryError(Exception):
-    """A kernel cannot be counted statically (unsupported control flow)."""
-
-
-# --------------------------------------------------------------------------------------------
-# In-interpreter part: opcode tables and expected per-iteration counts.
-
-
-def opcode_names():
-    """``{number: name}`` for every opcode this interpreter can execute (specialized included)."""
-    import dis
-    import opcode
-
-    names = {}
-    for mapping in (getattr(dis, "_all_opmap", None), getattr(opcode, "_specialized_opmap", None), opcode.opmap):
-        for name, num in (mapping or {}).items():
-            names.setdefault(num, name)
-    return names
-
-
-def specializations():
-    """``{specialized name: base name}`` (``opcode._specializations``, 3.11+)."""
-    import opcode
-
-    specs = getattr(opcode, "_specializations", None)
-    if specs is None:
-        try:
-            from _opcode_metadata import _specializations as specs  # 3.14+
-        except ImportError:
-            specs = {}
-    return {spec: base for base, members in specs.items() for spec in members}
+# In-interpreter part: expected per-iteration counts (the walk and the tables: ``canary_expect``).
 
 
 def _resolve(qualname):
@@ -323,72 +204,6 @@ def _resolve(qualname):
     for part in parts[1:]:
         target = getattr(target, part)
     return target
-
-
-def _instructions(func):
-    import dis
-
-    return list(dis.get_instructions(func))
-
-
-def _is_conditional(name):
-    return name.startswith("POP_JUMP_") and ("IF_TRUE" in name or "IF_FALSE" in name)
-
-
-def walk_loop(func, outcomes=()):
-    """Instruction names executed by one iteration of ``func``'s only ``for`` loop, in order.
-
-    Starts at the ``FOR_ITER``, follows fall-through and jumps (conditional jumps decided by
-    ``outcomes``, the truth of each popped value in execution order) and ends with the
-    ``JUMP_BACKWARD`` that returns to the ``FOR_ITER``.  Raises CanaryError on anything else.
-    """
-    insts = _instructions(func)
-    heads = [k for k, ins in enumerate(insts) if ins.opname == "FOR_ITER"]
-    if len(heads) != 1:
-        raise CanaryError("%s: need exactly one FOR_ITER, found %d" % (func.__name__, len(heads)))
-    by_offset = {ins.offset: k for k, ins in enumerate(insts)}
-    head = heads[0]
-    head_offset = insts[head].offset
-    executed = [insts[head].opname]
-    pending = list(outcomes)
-    k = head + 1
-    for _ in range(10000):
-        ins = insts[k]
-        name = ins.opname
-        executed.append(name)
-        if name in _UNCONDITIONAL:
-            if ins.argval == head_offset:
-                if pending:
-                    raise CanaryError("%s: %d declared branch outcomes unused" % (func.__name__, len(pending)))
-                return executed
-            if ins.argval not in by_offset:
-                raise CanaryError("%s: jump target %r not an instruction" % (func.__name__, ins.argval))
-            k = by_offset[ins.argval]
-            continue
-        if _is_conditional(name):
-            if not pending:
-                raise CanaryError("%s: undeclared branch at offset %d (%s)" % (func.__name__, ins.offset, name))
-            value = pending.pop(0)
-            taken = value if "IF_TRUE" in name else not value
-            k = by_offset[ins.argval] if taken else k + 1
-            continue
-        if "JUMP" in name or name in _RETURNS or name in ("FOR_ITER", "SEND", "RAISE_VARARGS", "RERAISE"):
-            raise CanaryError("%s: unsupported control flow %s at offset %d" % (func.__name__, name, ins.offset))
-        k += 1
-    raise CanaryError("%s: loop body does not return to its FOR_ITER" % func.__name__)
-
-
-def walk_straight(func):
-    """Instruction names of a straight-line function body, from the first to the return."""
-    executed = []
-    for ins in _instructions(func):
-        name = ins.opname
-        executed.append(name)
-        if name in _RETURNS:
-            return executed
-        if "JUMP" in name or name in ("FOR_ITER", "SEND", "RAISE_VARARGS", "RERAISE"):
-            raise CanaryError("%s: callee is not straight-line (%s)" % (func.__qualname__, name))
-    raise CanaryError("%s: no return found" % func.__qualname__)
 
 
 def per_iteration(name):
@@ -415,11 +230,6 @@ def expect_table(names=None):
     """
     names_by_number = opcode_names()
     number_by_name = {v: k for k, v in names_by_number.items()}
-    known = set(number_by_name)
-    implied = {k: v for k, v in IMPLIED.items() if k in known}
-    groups = {}
-    if any(k.startswith("COMPARE_OP_") and k.endswith("_JUMP") for k in known):
-        groups = {g: [m for m in members if m in known] for g, members in GROUPS.items()}
     canaries = {}
     for name in names or KERNELS:
         counts = per_iteration(name)
@@ -427,166 +237,7 @@ def expect_table(names=None):
             "per_iteration": counts,
             "per_iteration_by_number": {str(number_by_name[op]): n for op, n in counts.items()},
         }
-    return {
-        "python": "%d.%d.%d" % sys.version_info[:3],
-        "hexversion": sys.hexversion,
-        "names": {str(k): v for k, v in sorted(names_by_number.items())},
-        "families": specializations(),
-        "implied": implied,
-        "groups": groups,
-        "miss_double_counted": sys.version_info < (3, 12),
-        "attempt_double_counted": True,
-        "canaries": canaries,
-    }
-
-
-# --------------------------------------------------------------------------------------------
-# Pure part: parse dumps, correct, compare.
-
-_FIELDS = ("execution_count", "success", "failure", "miss")
-
-
-def parse_dump(text):
-    """Opcode counters of one dump text (or several concatenated; values are summed).
-
-    Returns ``{opcode key: {"execution_count": n, "success": n, "failure": n, "miss": n}}`` where
-    the key is the text between ``opcode[`` and ``]`` (a number in 3.11/3.12, a name in 3.13+).
-    Other lines are ignored.
-    """
-    out = {}
-    for line in text.splitlines():
-        line = line.strip()
-        if not line.startswith("opcode[") or ":" not in line:
-            continue
-        key, _, value = line.rpartition(":")
-        key = key.strip()
-        close = key.find("]")
-        op = key[len("opcode[") : close]
-        rest = key[close + 1 :]
-        if rest == ".execution_count":
-            field = "execution_count"
-        elif rest.startswith(".specialization.") and rest[len(".specialization.") :] in _FIELDS:
-            field = rest[len(".specialization.") :]
-        else:
-            continue
-        entry = out.setdefault(op, dict.fromkeys(_FIELDS, 0))
-        entry[field] += int(value)
-    return out
-
-
-def parse_dump_dir(path):
-    """``parse_dump`` over every ``*.txt`` file in ``path``."""
-    texts = []
-    for fname in sorted(os.listdir(path)):
-        if fname.endswith(".txt"):
-            with open(os.path.join(path, fname)) as f:
-                texts.append(f.read())
-    return parse_dump("\n".join(texts))
-
-
-def _name(key, table):
-    key = str(key)
-    return table["names"].get(key, key) if key.isdigit() else key
-
-
-def _group_of(family, table):
-    for group, members in table.get("groups", {}).items():
-        if family in members:
-            return group
-    return family
-
-
-def family_counts(dump, table):
-    """Corrected execution count per family (or group) of one parsed dump.
-
-    ``dump`` is ``parse_dump`` output, or a plain ``{name-or-number: execution_count}`` (then no
-    double-count correction is possible and none is made).  Returns ``{family: count}``.
-    """
-    families = table.get("families", {})
-    implied = table.get("implied", {})
-    specializable = set(families.values())
-    totals = {}
-
-    def add(family, n):
-        if n:
-            g = _group_of(family, table)
-            totals[g] = totals.get(g, 0) + n
-
-    for key, entry in dump.items():
-        name = _name(key, table)
-        if isinstance(entry, int):
-            entry = {"execution_count": entry}
-        family = families.get(name, name)
-        execs = entry.get("execution_count", 0)
-        add(family, execs)
-        for other, k in implied.get(name, {}).items():
-            add(other, k * execs)
-        if name == family:  # the base entry carries the family's specialization counters
-            # Only families with specialized forms make attempts; 3.11 FOR_ITER (none) counts
-            # every execution as a "failure" just to classify iterators (ceval.c:4336).
-            if table.get("attempt_double_counted", True) and family in specializable:
-                add(family, -(entry.get("success", 0) + entry.get("failure", 0)))
-            if table.get("miss_double_counted", False):
-                add(family, -entry.get("miss", 0))
-    return totals
-
-
-def _family_events(dump, table):
-    """``{family: (attempts, misses)}`` from the base entries' specialization counters."""
-    families = table.get("families", {})
-    out = {}
-    for key, entry in dump.items():
-        name = _name(key, table)
-        if isinstance(entry, int) or families.get(name, name) != name:
-            continue
-        out[_group_of(name, table)] = (entry.get("success", 0) + entry.get("failure", 0), entry.get("miss", 0))
-    return out
-
-
-def expected_family_counts(per_iteration_counts, table):
-    """``{family or group: n}`` from a ``{opname: n}`` per-iteration table."""
-    out = {}
-    families = table.get("families", {})
-    for name, n in per_iteration_counts.items():
-        g = _group_of(families.get(name, name), table)
-        out[g] = out.get(g, 0) + n
-    return out
-
-
-def compare(dump_n, dump_2n, n, expected, table):
-    """Mismatches between ``family_counts(dump_2n) - family_counts(dump_n)`` and ``n * expected``.
-
-    ``expected`` is a canary's ``per_iteration`` ``{opname: count}`` (or the
-    ``per_iteration_by_number`` form; numbers are mapped with ``table["names"]``).  Returns a list
-    of ``{"family", "expected", "observed", "difference", "attempts", "misses"}`` dicts sorted by
-    family, empty when every family is exact; ``attempts``/``misses`` are the family's
-    specialization attempts and misses in the 2N - N difference (a difference equal to one of them
-    points at a double count the table does not describe, e.g. an early 3.12 alpha that still
-    re-dispatches misses like 3.11).  Families absent from both sides are not listed.
-    """
-    low = family_counts(dump_n, table)
-    high = family_counts(dump_2n, table)
-    want = expected_family_counts({_name(k, table): v for k, v in expected.items()}, table)
-    ev_low = _family_events(dump_n, table)
-    ev_high = _family_events(dump_2n, table)
-    mismatches = []
-    for family in sorted(set(low) | set(high) | set(want)):
-        observed = high.get(family, 0) - low.get(family, 0)
-        exp = n * want.get(family, 0)
-        if observed != exp:
-            a_low, m_low = ev_low.get(family, (0, 0))
-            a_high, m_high = ev_high.get(family, (0, 0))
-            mismatches.append(
-                {
-                    "family": family,
-                    "expected": exp,
-                    "observed": observed,
-                    "difference": observed - exp,
-                    "attempts": a_high - a_low,
-                    "misses": m_high - m_low,
-                }
-            )
-    return mismatches
+    return dict(canary_expect.interpreter_table(names_by_number), canaries=canaries)
 
 
 # --------------------------------------------------------------------------------------------
@@ -634,19 +285,7 @@ def main(argv=None):
     if len(rest) != 5 or not rest[2].isdigit():
         print("usage: canaries.py check TABLE.json NAME N DIR_N DIR_2N", file=sys.stderr)
         return 2
-    with open(rest[0]) as f:
-        table = json.load(f)
-    name, n = rest[1], int(rest[2])
-    mismatches = compare(
-        parse_dump_dir(rest[3]), parse_dump_dir(rest[4]), n, table["canaries"][name]["per_iteration"], table
-    )
-    json.dump(
-        {"canary": name, "n": n, "python": table.get("python"), "exact": not mismatches, "mismatches": mismatches},
-        sys.stdout,
-        indent=1,
-    )
-    sys.stdout.write("\n")
-    return 0 if not mismatches else 1
+    return canary_counts.check(rest)
 
 
 if __name__ == "__main__":

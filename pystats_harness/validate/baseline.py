@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness import __version__
+from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.resources import BASELINES_DIR
 from pystats_harness.validate.suiteconfig import SuiteConfig, compared
 
@@ -60,10 +61,7 @@ def record(
         },
         "per_loop": {k: round(v, 6) for k, v in sorted(counters.items()) if compared(k)},
     }
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    tmp.replace(path)
-    return path
+    return write_json_atomic(path, doc, indent=1, sort_keys=True)
 
 
 def load(python_version: str, workload: str, root: Path = BASELINES_DIR) -> dict[str, Any] | None:

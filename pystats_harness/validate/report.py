@@ -1,8 +1,11 @@
-"""Render a validation: rich tables, Markdown for a CPython issue, JSON, and a PNG deviation plot."""
+"""A validation's result and how it is shown: rich tables, Markdown for a CPython issue, JSON, and a
+PNG deviation plot."""
 
 from __future__ import annotations
 
+import enum
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -10,10 +13,91 @@ from rich.console import Group
 from rich.markup import escape
 from rich.table import Table
 
-from pystats_harness.validate.steps import ValidationReport
+from pystats_harness.errors import (
+    BaselineMismatch,
+    CanaryMismatch,
+    FingerprintFailed,
+    LeakageFound,
+    NoBaseline,
+    ValidationFailed,
+)
+from pystats_harness.infra.fs import write_text_atomic
+
+
+class Step(enum.StrEnum):
+    """The steps of a validation, in the order they run and report."""
+
+    FINGERPRINT = "fingerprint"
+    CANARIES = "canaries"
+    LEAKAGE = "leakage"
+    ISOLATION = "isolation"
+    BASELINES = "baselines"
+
+
+class StepStatus(enum.StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    NO_BASELINE = "no baseline"
+
+
+FAILURES: dict[Step, type[ValidationFailed]] = {
+    Step.FINGERPRINT: FingerprintFailed,
+    Step.CANARIES: CanaryMismatch,
+    Step.LEAKAGE: LeakageFound,
+    Step.ISOLATION: LeakageFound,
+    Step.BASELINES: BaselineMismatch,
+}
+
+
+@dataclass(frozen=True)
+class StepResult:
+    step: Step
+    status: StepStatus
+    summary: str
+    findings: tuple[dict[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "step", Step(self.step))
+        object.__setattr__(self, "status", StepStatus(self.status))
+
+    @property
+    def ok(self) -> bool:
+        return self.status is StepStatus.PASS
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    metadata: dict[str, Any]
+    steps: tuple[StepResult, ...]
+    deviation: dict[str, float] = field(default_factory=dict)  # workload -> max relative deviation
+
+    def error(self) -> ValidationFailed | None:
+        """The first failing step, in the order of the steps, as the error to exit with."""
+        failed = [step for step in self.steps if step.status is StepStatus.FAIL]
+        if failed:
+            what = "; ".join(f"{step.step}: {step.summary}" for step in failed)
+            return FAILURES[failed[0].step](f"validation failed -- {what}")
+        for step in self.steps:
+            if step.status is StepStatus.NO_BASELINE:
+                return NoBaseline(
+                    f"{step.summary}; record them with `invoke baseline --rev {self.metadata['revision']}`"
+                )
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": "pystats-harness/validation/1",
+            "metadata": self.metadata,
+            "deviation": self.deviation,
+            "steps": [
+                {"step": s.step.value, "status": s.status.value, "summary": s.summary, "findings": list(s.findings)}
+                for s in self.steps
+            ],
+        }
+
 
 MAX_ROWS = 40
-_STYLE = {"pass": "green", "fail": "bold red", "no baseline": "yellow"}
+_STYLE = {StepStatus.PASS: "green", StepStatus.FAIL: "bold red", StepStatus.NO_BASELINE: "yellow"}
 
 
 def _cell(value: Any) -> str:
@@ -24,13 +108,13 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _finding_columns(step: str) -> tuple[str, ...]:
+def _finding_columns(step: Step) -> tuple[str, ...]:
     return {
-        "fingerprint": ("probe", "expect", "observed", "problems"),
-        "canaries": ("canary", "family", "expected", "observed", "difference"),
-        "leakage": ("workload", "check", "counter", "a", "b"),
-        "isolation": ("workload", "counter", "alone", "parallel"),
-        "baselines": ("workload", "counter", "baseline", "value", "allowed"),
+        Step.FINGERPRINT: ("probe", "expect", "observed", "problems"),
+        Step.CANARIES: ("canary", "family", "expected", "observed", "difference"),
+        Step.LEAKAGE: ("workload", "check", "counter", "a", "b"),
+        Step.ISOLATION: ("workload", "counter", "alone", "parallel"),
+        Step.BASELINES: ("workload", "counter", "baseline", "value", "allowed"),
     }[step]
 
 
@@ -48,11 +132,11 @@ def to_rich(report: ValidationReport) -> Group:
         summary.add_row(s.step, f"[{_STYLE[s.status]}]{s.status}[/]", escape(s.summary))
     parts: list[Any] = [summary]
     for s in report.steps:
-        rows = [f for f in s.findings if s.step != "fingerprint" or not f["ok"]]
+        rows = [f for f in s.findings if s.step is not Step.FINGERPRINT or not f["ok"]]
         if s.ok or not rows:
             continue
         cols = _finding_columns(s.step)
-        if s.step == "leakage":
+        if s.step is Step.LEAKAGE:
             cols = ("workload", "check", "counter", "automated / outside", "manual / null")
         t = Table(
             title=f"{s.step}: {escape(s.summary)}",
@@ -76,7 +160,7 @@ def to_markdown(report: ValidationReport) -> str:
     lines = [f"**{_title(report)}**", "", "| Step | Status | Summary |", "|:---|:---|:---|"]
     lines += [f"| {s.step} | {s.status} | {s.summary} |" for s in report.steps]
     for s in report.steps:
-        rows = [f for f in s.findings if s.step != "fingerprint" or not f["ok"]]
+        rows = [f for f in s.findings if s.step is not Step.FINGERPRINT or not f["ok"]]
         if s.ok or not rows:
             continue
         keys = _finding_columns(s.step)
@@ -110,7 +194,7 @@ def write_plot(report: ValidationReport, path: Path) -> Path:
         [0 if v != v else v * 100 for v in values],
         color=["#999999" if v != v else ("#2a9d3a" if v == 0 else "#d08c1f") for v in values],
     )
-    for bar, v in zip(bars, values, strict=False):
+    for bar, v in zip(bars, values, strict=True):
         label = "no baseline" if v != v else f"{v:.2%}"
         ax.annotate(label, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
     ax.set_ylabel("largest deviation from baseline (%)")
@@ -128,7 +212,7 @@ def write_all(report: ValidationReport, out_dir: Path) -> dict[str, Path]:
         "markdown": out_dir / "validation.md",
         "plot": out_dir / "deviation.png",
     }
-    paths["json"].write_text(json.dumps(report.to_json(), indent=1, default=str) + "\n")
-    paths["markdown"].write_text(to_markdown(report))
+    write_text_atomic(paths["json"], json.dumps(report.to_dict(), indent=1, default=str) + "\n")
+    write_text_atomic(paths["markdown"], to_markdown(report))
     write_plot(report, paths["plot"])
     return paths

@@ -8,6 +8,7 @@ canary     python3 -B /suite/canaries.py run NAME N                       one pr
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,14 +18,22 @@ from pystats_harness.build.cache import CacheEntry
 from pystats_harness.config import Settings
 from pystats_harness.errors import ConfigError, RunFailed
 from pystats_harness.infra import engine
+from pystats_harness.infra.context import Context
 from pystats_harness.infra.runner import RunRequest, RunResult, run_python
 from pystats_harness.resources import SUITE_DIR
 from pystats_harness.stats.collection import Collection, collect
-from pystats_harness.stats.statscmd import metadata_for, names_for
 
 SUITE_MOUNT = "/suite"
 SITE_MOUNT = "/wheels/site"
 SCRIPT_MOUNT = "/workload"
+
+
+class RunPath(enum.StrEnum):
+    """How a workload's stats are collected."""
+
+    MANUAL = "manual"  # _stats_on(); run(loops); _stats_off() in one process
+    AUTOMATED = "automated"  # pyperf --hook pystats, worker processes
+    CANARY = "canary"
 
 
 @dataclass(frozen=True)
@@ -36,14 +45,14 @@ class Shape:
     warmups: int = 0
     processes: int = 1
 
-    def bracketed_loops(self, path: str) -> int:
-        return self.loops * self.values * (self.processes if path == "automated" else 1)
+    def bracketed_loops(self, path: RunPath) -> int:
+        return self.loops * self.values * (self.processes if path is RunPath.AUTOMATED else 1)
 
 
 @dataclass(frozen=True)
 class PathRun:
     workload: str
-    path: str  # "manual" | "automated" | "canary"
+    path: RunPath
     shape: Shape
     collection: Collection
     runs: tuple[RunResult, ...]
@@ -63,6 +72,10 @@ def _site_dir(settings: Settings) -> Path:
     return site
 
 
+def known_workloads() -> list[str]:
+    return sorted(p.stem for p in (SUITE_DIR / "workloads").glob("*.py") if p.stem != "__init__")
+
+
 def workload_mounts(workload: str) -> tuple[tuple[engine.Mount, ...], str]:
     """A suite workload name, or a path to a script defining run(loops) (mounted at /workload)."""
     path = Path(workload)
@@ -71,18 +84,23 @@ def workload_mounts(workload: str) -> tuple[tuple[engine.Mount, ...], str]:
             raise ConfigError(f"workload script {workload} does not exist; pass a suite workload name or a .py path")
         mount = engine.Mount(str(path.resolve().parent), SCRIPT_MOUNT, read_only=True)
         return (mount,), f"{SCRIPT_MOUNT}/{path.name}"
-    if not (SUITE_DIR / "workloads" / f"{workload}.py").is_file():
-        known = ", ".join(sorted(p.stem for p in (SUITE_DIR / "workloads").glob("*.py") if p.stem != "__init__"))
-        raise ConfigError(f"unknown workload {workload!r}; known: {known}, or a path to a .py script")
+    if workload not in known_workloads():
+        raise ConfigError(
+            f"unknown workload {workload!r}; known: {', '.join(known_workloads())}, or a path to a .py script"
+        )
     return (), workload
+
+
+def _suite_mount() -> engine.Mount:
+    return engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True)
 
 
 def _collection(entry: CacheEntry, runs: list[RunResult], meta: Mapping[str, Any]) -> Collection:
     files = [f for r in runs for f in r.stats_files]
-    metadata = {**metadata_for(entry, None), **meta}
+    metadata = {**entry.stats_metadata(), **meta}
     if not files:
         return Collection(metadata={**metadata, "nfiles": 0}, counters={})
-    return collect(files, names_for(entry), metadata)
+    return collect(files, entry.names(), metadata)
 
 
 def _check(r: RunResult, what: str) -> RunResult:
@@ -92,7 +110,7 @@ def _check(r: RunResult, what: str) -> RunResult:
     return r
 
 
-def run_manual(settings: Settings, entry: CacheEntry, workload: str, shape: Shape, client: Any = None) -> PathRun:
+def run_manual(ctx: Context, entry: CacheEntry, workload: str, shape: Shape) -> PathRun:
     mounts, target = workload_mounts(workload)
     args = (
         "-B",
@@ -104,70 +122,36 @@ def run_manual(settings: Settings, entry: CacheEntry, workload: str, shape: Shap
         "--warmups",
         str(shape.warmups),
     )
-    request = RunRequest(
-        args,
-        mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True), *mounts),
-        label=f"manual-{Path(workload).stem}",
-    )
-    r = _check(run_python(settings, entry, request, client), f"manual run of {workload}")
-    meta = {"workload": workload, "path": "manual", "loops": shape.bracketed_loops("manual")}
-    return PathRun(workload, "manual", shape, _collection(entry, [r], meta), (r,))
+    request = RunRequest(args, mounts=(_suite_mount(), *mounts), label=f"manual-{Path(workload).stem}")
+    r = _check(run_python(ctx, entry, request), f"manual run of {workload}")
+    meta = {"workload": workload, "path": RunPath.MANUAL.value, "loops": shape.bracketed_loops(RunPath.MANUAL)}
+    return PathRun(workload, RunPath.MANUAL, shape, _collection(entry, [r], meta), (r,))
 
 
-def run_automated(
-    settings: Settings, entry: CacheEntry, workload: str, shape: Shape, client: Any = None, *, leak: bool = False
-) -> PathRun:
+def run_automated(ctx: Context, entry: CacheEntry, workload: str, shape: Shape, *, leak: bool = False) -> PathRun:
     if not entry.manifest().get("python", {}).get("has_stats_api", True):
         raise RunFailed(
             "pyperf --hook pystats cannot bracket anything here: the interpreter has no sys._stats_on "
             "(pyperf raises HookError; older pyperf silently collected whole processes)"
         )
     mounts, target = workload_mounts(workload)
-    args = [
-        "-B",
-        f"{SUITE_MOUNT}/automated.py",
-        target,
-        "--loops",
-        str(shape.loops),
-        "--values",
-        str(shape.values),
-        "--warmups",
-        str(shape.warmups),
-        "--processes",
-        str(shape.processes),
-        "--site",
-        SITE_MOUNT,
-        "-q",
-        "-o",
-        "/tmp/pyperf.json",
-    ]
-    if leak:
-        args.append("--leak")
-    request = RunRequest(
-        tuple(args),
-        mounts=(
-            engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),
-            engine.Mount(str(_site_dir(settings)), SITE_MOUNT, read_only=True),
-            *mounts,
-        ),
-        label=f"pyperf-{Path(workload).stem}",
-    )
-    r = _check(run_python(settings, entry, request, client), f"pyperf run of {workload}")
-    meta = {"workload": workload, "path": "automated", "loops": shape.bracketed_loops("automated")}
-    return PathRun(workload, "automated", shape, _collection(entry, [r], meta), (r,))
+    args = ["-B", f"{SUITE_MOUNT}/automated.py", target, "--loops", str(shape.loops), "--values", str(shape.values)]
+    args += ["--warmups", str(shape.warmups), "--processes", str(shape.processes), "--site", SITE_MOUNT]
+    args += ["-q", "-o", "/tmp/pyperf.json", *(["--leak"] if leak else [])]
+    site = engine.Mount(str(_site_dir(ctx.settings)), SITE_MOUNT, read_only=True)
+    request = RunRequest(tuple(args), mounts=(_suite_mount(), site, *mounts), label=f"pyperf-{Path(workload).stem}")
+    r = _check(run_python(ctx, entry, request), f"pyperf run of {workload}")
+    meta = {"workload": workload, "path": RunPath.AUTOMATED.value, "loops": shape.bracketed_loops(RunPath.AUTOMATED)}
+    return PathRun(workload, RunPath.AUTOMATED, shape, _collection(entry, [r], meta), (r,))
 
 
-def run_canary(settings: Settings, entry: CacheEntry, name: str, n: int, client: Any = None) -> RunResult:
+def run_canary(ctx: Context, entry: CacheEntry, name: str, n: int) -> RunResult:
     args = ("-B", f"{SUITE_MOUNT}/canaries.py", "run", name, str(n))
-    request = RunRequest(
-        args, mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),), label=f"canary-{name}"
-    )
-    return _check(run_python(settings, entry, request, client), f"canary {name}({n})")
+    request = RunRequest(args, mounts=(_suite_mount(),), label=f"canary-{name}")
+    return _check(run_python(ctx, entry, request), f"canary {name}({n})")
 
 
-def canary_table(settings: Settings, entry: CacheEntry, client: Any = None) -> str:
+def canary_table(ctx: Context, entry: CacheEntry) -> str:
     args = ("-B", f"{SUITE_MOUNT}/canaries.py", "expect")
-    request = RunRequest(
-        args, mounts=(engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),), label="canary-expect"
-    )
-    return _check(run_python(settings, entry, request, client), "canaries.py expect").stdout
+    request = RunRequest(args, mounts=(_suite_mount(),), label="canary-expect")
+    return _check(run_python(ctx, entry, request), "canaries.py expect").stdout

@@ -21,92 +21,34 @@ from typing import Any
 
 from pystats_harness.build import probes
 from pystats_harness.build.cache import CacheEntry
-from pystats_harness.config import Settings
-from pystats_harness.errors import (
-    BaselineMismatch,
-    CanaryMismatch,
-    FingerprintFailed,
-    LeakageFound,
-    NoBaseline,
-    RunFailed,
-    ValidationFailed,
-)
+from pystats_harness.errors import RunFailed
+from pystats_harness.infra.context import Context
+from pystats_harness.resources import BASELINES_DIR
 from pystats_harness.suite import canaries as _canaries
 from pystats_harness.validate import baseline as _baseline
-from pystats_harness.validate import runs as measure
+from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport
+from pystats_harness.validate.runs import PathRun, RunPath, Shape, canary_table, run_automated, run_canary, run_manual
 from pystats_harness.validate.suiteconfig import SuiteConfig, compared
-
-STEPS = ("fingerprint", "canaries", "leakage", "isolation", "baselines")
-FAILURES: dict[str, type[ValidationFailed]] = {
-    "fingerprint": FingerprintFailed,
-    "canaries": CanaryMismatch,
-    "leakage": LeakageFound,
-    "isolation": LeakageFound,
-    "baselines": BaselineMismatch,
-}
-
-
-@dataclass(frozen=True)
-class StepResult:
-    step: str
-    status: str  # "pass" | "fail" | "no baseline"
-    summary: str
-    findings: tuple[dict[str, Any], ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "pass"
-
-
-@dataclass(frozen=True)
-class ValidationReport:
-    metadata: dict[str, Any]
-    steps: tuple[StepResult, ...]
-    deviation: dict[str, float] = field(default_factory=dict)  # workload -> max relative deviation
-
-    def error(self) -> ValidationFailed | None:
-        """The first failing step, in the order of STEPS, as the error to exit with."""
-        failed = [step for step in self.steps if step.status == "fail"]
-        if failed:
-            what = "; ".join(f"{step.step}: {step.summary}" for step in failed)
-            return FAILURES[failed[0].step](f"validation failed -- {what}")
-        for step in self.steps:
-            if step.status == "no baseline":
-                return NoBaseline(
-                    f"{step.summary}; record them with `invoke baseline --rev {self.metadata['revision']}`"
-                )
-        return None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "schema": "pystats-harness/validation/1",
-            "metadata": self.metadata,
-            "deviation": self.deviation,
-            "steps": [
-                {"step": s.step, "status": s.status, "summary": s.summary, "findings": list(s.findings)}
-                for s in self.steps
-            ],
-        }
 
 
 @dataclass
 class Runs:
     """Every suite run of one validation, by (path, workload, loops)."""
 
-    results: dict[tuple[str, str, int], measure.PathRun | RunFailed] = field(default_factory=dict)
+    results: dict[tuple[RunPath, str, int], PathRun | RunFailed] = field(default_factory=dict)
 
-    def get(self, path: str, workload: str, loops: int) -> measure.PathRun:
+    def get(self, path: RunPath, workload: str, loops: int) -> PathRun:
         got = self.results[(path, workload, loops)]
         if isinstance(got, RunFailed):
             raise got
         return got
 
 
-def counters(run: measure.PathRun) -> dict[str, float]:
+def counters(run: PathRun) -> dict[str, float]:
     return dict(run.collection.counters)
 
 
-def fixed_part(run_n: measure.PathRun, run_2n: measure.PathRun, table: Mapping[str, Any]) -> dict[str, int]:
+def fixed_part(run_n: PathRun, run_2n: PathRun, table: Mapping[str, Any]) -> dict[str, int]:
     """2*c(N) - c(2N) of the corrected family totals: what a run counts besides its loops."""
     low = _canaries.family_counts(
         _canaries.parse_dump("\n".join(p.read_text() for r in run_n.runs for p in r.stats_files)), table
@@ -117,8 +59,8 @@ def fixed_part(run_n: measure.PathRun, run_2n: measure.PathRun, table: Mapping[s
     return {f: 2 * low.get(f, 0) - high.get(f, 0) for f in set(low) | set(high) if 2 * low.get(f, 0) - high.get(f, 0)}
 
 
-def step_fingerprint(settings: Settings, entry: CacheEntry) -> StepResult:
-    report = probes.collect(settings, entry)
+def step_fingerprint(ctx: Context, entry: CacheEntry) -> StepResult:
+    report = probes.collect(ctx, entry)
     findings = tuple(
         {
             "probe": v.probe.id,
@@ -131,8 +73,8 @@ def step_fingerprint(settings: Settings, entry: CacheEntry) -> StepResult:
     )
     bad = [v.probe.id for v in report.verdicts if not v.ok]
     return StepResult(
-        "fingerprint",
-        "fail" if bad else "pass",
+        Step.FINGERPRINT,
+        StepStatus.FAIL if bad else StepStatus.PASS,
         f"{len(bad)} probe(s) differ from fixed pystats: {', '.join(bad)}"
         if bad
         else f"all {len(report.verdicts)} probes behave like fixed pystats",
@@ -141,7 +83,7 @@ def step_fingerprint(settings: Settings, entry: CacheEntry) -> StepResult:
 
 
 def step_canaries(
-    settings: Settings,
+    ctx: Context,
     entry: CacheEntry,
     suite: SuiteConfig,
     table: dict[str, Any],
@@ -151,8 +93,8 @@ def step_canaries(
     n = suite.canary_n
 
     def one(name: str) -> list[dict[str, Any]]:
-        low = measure.run_canary(settings, entry, name, n)
-        high = measure.run_canary(settings, entry, name, 2 * n)
+        low = run_canary(ctx, entry, name, n)
+        high = run_canary(ctx, entry, name, 2 * n)
         tick()
         dumps = [_canaries.parse_dump("\n".join(p.read_text() for p in r.stats_files)) for r in (low, high)]
         expected = table["canaries"][name]["per_iteration"]
@@ -161,8 +103,8 @@ def step_canaries(
     found = [m for ms in pool.map(one, suite.canaries) for m in ms]
     names = sorted({m["canary"] for m in found})
     return StepResult(
-        "canaries",
-        "fail" if found else "pass",
+        Step.CANARIES,
+        StepStatus.FAIL if found else StepStatus.PASS,
         f"{len(found)} family count(s) differ in {', '.join(names)}"
         if found
         else f"{len(suite.canaries)} canaries exact (N={n}, 2N={2 * n})",
@@ -179,12 +121,18 @@ def _diff(a: Mapping[str, float], b: Mapping[str, float], suite: SuiteConfig) ->
 
 
 def automated_net(runs: Runs, w: str, suite: SuiteConfig, loops: int) -> dict[str, float]:
-    auto, null = counters(runs.get("automated", w, loops)), counters(runs.get("automated", suite.null_workload, loops))
+    auto, null = (
+        counters(runs.get(RunPath.AUTOMATED, w, loops)),
+        counters(runs.get(RunPath.AUTOMATED, suite.null_workload, loops)),
+    )
     return {n: (auto.get(n, 0) - null.get(n, 0)) / suite.processes for n in set(auto) | set(null)}
 
 
 def manual_net(runs: Runs, w: str, suite: SuiteConfig, loops: int) -> dict[str, float]:
-    man, null = counters(runs.get("manual", w, loops)), counters(runs.get("manual", suite.null_workload, loops))
+    man, null = (
+        counters(runs.get(RunPath.MANUAL, w, loops)),
+        counters(runs.get(RunPath.MANUAL, suite.null_workload, loops)),
+    )
     return {n: man.get(n, 0) - null.get(n, 0) for n in set(man) | set(null)}
 
 
@@ -193,11 +141,11 @@ def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, tabl
     for w, loops in workloads.items():
         try:
             null_fixed = fixed_part(
-                runs.get("manual", suite.null_workload, loops),
-                runs.get("manual", suite.null_workload, 2 * loops),
+                runs.get(RunPath.MANUAL, suite.null_workload, loops),
+                runs.get(RunPath.MANUAL, suite.null_workload, 2 * loops),
                 table,
             )
-            w_fixed = fixed_part(runs.get("manual", w, loops), runs.get("manual", w, 2 * loops), table)
+            w_fixed = fixed_part(runs.get(RunPath.MANUAL, w, loops), runs.get(RunPath.MANUAL, w, 2 * loops), table)
             differ = {
                 f: (w_fixed.get(f, 0), null_fixed.get(f, 0))
                 for f in sorted(set(null_fixed) | set(w_fixed))
@@ -226,8 +174,8 @@ def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, tabl
             findings.append({"workload": w, "check": "automated path", "counter": "-", "a": str(exc), "b": ""})
     leaky = sorted({f["workload"] for f in findings})
     return StepResult(
-        "leakage",
-        "fail" if findings else "pass",
+        Step.LEAKAGE,
+        StepStatus.FAIL if findings else StepStatus.PASS,
         f"{len(findings)} counter(s) leak in {', '.join(leaky)}"
         if findings
         else f"no leakage in {len(workloads)} workloads (automated == manual, nothing outside brackets)",
@@ -235,20 +183,20 @@ def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, tabl
     )
 
 
-def step_isolation(runs: Runs, parallel: dict[str, measure.PathRun | RunFailed], suite: SuiteConfig) -> StepResult:
+def step_isolation(runs: Runs, parallel: dict[str, PathRun | RunFailed], suite: SuiteConfig) -> StepResult:
     findings: list[dict[str, Any]] = []
     for w, got in parallel.items():
         if isinstance(got, RunFailed):
             findings.append({"workload": w, "counter": "-", "alone": "", "parallel": str(got)})
             continue
-        alone = runs.get("manual", w, got.shape.loops)
+        alone = runs.get(RunPath.MANUAL, w, got.shape.loops)
         findings += [
             {"workload": w, "counter": n, "alone": a, "parallel": b}
             for n, a, b in _diff(counters(alone), counters(got), suite)
         ]
     return StepResult(
-        "isolation",
-        "fail" if findings else "pass",
+        Step.ISOLATION,
+        StepStatus.FAIL if findings else StepStatus.PASS,
         f"{len(findings)} counter(s) differ when run in parallel"
         if findings
         else f"{len(parallel)} workloads in parallel containers count exactly what they count alone",
@@ -279,18 +227,18 @@ def step_baselines(
         ]
     if findings:
         status, summary = (
-            "fail",
+            StepStatus.FAIL,
             f"{len(findings)} counter(s) outside tolerance in {', '.join(sorted({f['workload'] for f in findings}))}",
         )
     elif missing:
-        status, summary = "no baseline", f"no baseline for Python {version}: {', '.join(missing)}"
+        status, summary = StepStatus.NO_BASELINE, f"no baseline for Python {version}: {', '.join(missing)}"
     else:
-        status, summary = "pass", f"{len(workloads)} workloads match their baselines within tolerance"
-    return StepResult("baselines", status, summary, tuple(findings)), deviation
+        status, summary = StepStatus.PASS, f"{len(workloads)} workloads match their baselines within tolerance"
+    return StepResult(Step.BASELINES, status, summary, tuple(findings)), deviation
 
 
 def collect_runs(
-    settings: Settings,
+    ctx: Context,
     entry: CacheEntry,
     workloads: dict[str, int],
     suite: SuiteConfig,
@@ -300,24 +248,24 @@ def collect_runs(
     leak: bool = False,
 ) -> Runs:
     """Manual runs at N and 2N and automated runs at N, for every workload and the null workload."""
-    jobs: list[tuple[str, str, int]] = []
+    jobs: list[tuple[RunPath, str, int]] = []
     for w, loops in {**workloads, suite.null_workload: 0}.items():
         for lp in sorted({lp for lp in ([loops] if w != suite.null_workload else list(workloads.values()))}):
-            jobs += [("manual", w, lp), ("manual", w, 2 * lp), ("automated", w, lp)]
+            jobs += [(RunPath.MANUAL, w, lp), (RunPath.MANUAL, w, 2 * lp), (RunPath.AUTOMATED, w, lp)]
 
-    def one(job: tuple[str, str, int]) -> measure.PathRun | RunFailed:
+    def one(job: tuple[RunPath, str, int]) -> PathRun | RunFailed:
         path, w, lp = job
-        shape = measure.Shape(lp, suite.values, suite.warmups, suite.processes if path == "automated" else 1)
+        shape = Shape(lp, suite.values, suite.warmups, suite.processes if path is RunPath.AUTOMATED else 1)
         try:
-            if path == "manual":
-                return measure.run_manual(settings, entry, w, shape)
-            return measure.run_automated(settings, entry, w, shape, leak=leak and w != suite.null_workload)
+            if path is RunPath.MANUAL:
+                return run_manual(ctx, entry, w, shape)
+            return run_automated(ctx, entry, w, shape, leak=leak and w != suite.null_workload)
         except RunFailed as exc:
             return exc
         finally:
             tick()
 
-    return Runs(dict(zip(jobs, pool.map(one, jobs), strict=False)))
+    return Runs(dict(zip(jobs, pool.map(one, jobs), strict=True)))
 
 
 def count_jobs(workloads: dict[str, int], suite: SuiteConfig) -> int:
@@ -325,38 +273,38 @@ def count_jobs(workloads: dict[str, int], suite: SuiteConfig) -> int:
 
 
 def validate(
-    settings: Settings,
+    ctx: Context,
     entry: CacheEntry,
     workloads: dict[str, int],
     suite: SuiteConfig,
     *,
     jobs: int,
     tick: Callable[[], None],
-    baselines_root: Path = _baseline.BASELINES_DIR,
+    baselines_root: Path = BASELINES_DIR,
     leak: bool = False,
 ) -> ValidationReport:
     manifest = entry.manifest()
     version = manifest["python"]["version"]
-    steps = [step_fingerprint(settings, entry)]
+    steps = [step_fingerprint(ctx, entry)]
     tick()
-    table = json.loads(measure.canary_table(settings, entry))
+    table = json.loads(canary_table(ctx, entry))
     tick()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        steps.append(step_canaries(settings, entry, suite, table, pool, tick))
-        runs = collect_runs(settings, entry, workloads, suite, pool, tick, leak=leak)
+        steps.append(step_canaries(ctx, entry, suite, table, pool, tick))
+        runs = collect_runs(ctx, entry, workloads, suite, pool, tick, leak=leak)
     steps.append(step_leakage(runs, workloads, suite, table))
     chosen = dict(list(workloads.items())[:4])
     with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
 
-        def alone(item: tuple[str, int]) -> measure.PathRun | RunFailed:
+        def alone(item: tuple[str, int]) -> PathRun | RunFailed:
             try:
-                return measure.run_manual(settings, entry, item[0], measure.Shape(item[1], suite.values, suite.warmups))
+                return run_manual(ctx, entry, item[0], Shape(item[1], suite.values, suite.warmups))
             except RunFailed as exc:
                 return exc
             finally:
                 tick()
 
-        parallel = dict(zip(chosen, pool.map(alone, chosen.items()), strict=False))
+        parallel = dict(zip(chosen, pool.map(alone, chosen.items()), strict=True))
     steps.append(step_isolation(runs, parallel, suite))
     base_step, deviation = step_baselines(runs, workloads, suite, version, baselines_root)
     steps.append(base_step)

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.config import load_settings
+from pystats_harness.config import Settings, load_settings
 from pystats_harness.infra import engine
+from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import Mirror
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,8 +28,11 @@ class Harness:
     cache_dir: Path
 
     @property
-    def settings(self):
+    def settings(self) -> Settings:
         return load_settings({"cache_dir": str(self.cache_dir)})
+
+    def context(self) -> Context:
+        return Context(self.settings)
 
     def env(self, **extra: str) -> dict[str, str]:
         return {**os.environ, "INVOKE_PYSTATS_CACHE_DIR": str(self.cache_dir), **extra}

@@ -17,9 +17,6 @@ Real builds (warm ccache: ~30 s each) and real stats; a second run builds nothin
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import io
 import json
 import math
 import subprocess
@@ -29,8 +26,6 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.cli import bisect as bisect_cli
-from pystats_harness.errors import HarnessError
 from pystats_harness.infra.mirror import Mirror
 from tests.integration.conftest import ROOT, Harness, make_commit
 
@@ -90,27 +85,11 @@ def history(harness: Harness) -> list[str]:
     return shas
 
 
-@functools.cache
-def _tasks_wired(harness: Harness) -> bool:
-    """Once tasks.py has `bisect` and `bisect-run`, the tests go through them; until then, bisect_cli."""
-    return "bisect-run" in harness.invoke("--list", timeout=120).stdout
-
-
 def _bisect(harness: Harness, out: Path, **opts: str) -> tuple[int, dict | None, str]:
     """(exit code, report.json, output) of `invoke bisect --good BASE --bad BRANCH ...`."""
     args = {"good": BASE, "bad": BRANCH, "workload": WORKLOAD, "metric": METRIC, "out": str(out), **opts}
-    if _tasks_wired(harness):
-        proc = harness.invoke("bisect", *[x for k, v in args.items() for x in (f"--{k}", v)])
-        code, output = proc.returncode, proc.stdout + proc.stderr
-    else:
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-            try:
-                code = bisect_cli.bisect(harness.settings, **args)  # type: ignore[arg-type]
-            except HarnessError as exc:  # as tasks.py's _mapped reports it
-                print(f"error: {exc}")
-                code = exc.exit_code
-        output = buf.getvalue()
+    proc = harness.invoke("bisect", *[x for k, v in args.items() for x in (f"--{k}", v)])
+    code, output = proc.returncode, proc.stdout + proc.stderr
     report = json.loads((out / "report.json").read_text()) if (out / "report.json").is_file() else None
     return code, report, output
 
@@ -118,12 +97,9 @@ def _bisect(harness: Harness, out: Path, **opts: str) -> tuple[int, dict | None,
 def _bisect_run(harness: Harness, rev: str, **opts: str | None) -> int:
     """Exit code of `invoke bisect-run --rev REV ...` (threshold/direction as in the first run unless given)."""
     args = {"workload": WORKLOAD, "metric": METRIC, "rev": rev, **opts}
-    if _tasks_wired(harness):
-        return harness.invoke(
-            "bisect-run", *[x for k, v in args.items() if v is not None for x in (f"--{k}", v)]
-        ).returncode
-    args.setdefault("threshold", None)
-    return bisect_cli.bisect_run(harness.settings, **args)  # type: ignore[arg-type]
+    return harness.invoke(
+        "bisect-run", *[x for k, v in args.items() if v is not None for x in (f"--{k}", v)]
+    ).returncode
 
 
 @pytest.fixture(scope="module")
@@ -195,32 +171,22 @@ def test_git_bisect_run_finds_the_planted_commit(
     subprocess.run([*git, "update-ref", "--no-deref", "HEAD", history[0]], check=True)
     subprocess.run([*git, "bisect", "start", "--no-checkout", history[-1], history[0]], check=True, capture_output=True)
     threshold = str(first_run["report"]["judge"]["threshold"])
-    if _tasks_wired(harness):
-        command = [
-            sys.executable,
-            "-m",
-            "invoke",
-            "-r",
-            str(ROOT),
-            "bisect-run",
-            "--workload",
-            WORKLOAD,
-            "--metric",
-            METRIC,
-            "--threshold",
-            threshold,
-            "--direction",
-            "down",
-        ]
-    else:
-        script = tmp_path / "bisect_run.py"
-        script.write_text(
-            f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
-            "from pystats_harness import bisect_cli\nfrom pystats_harness.config import load_settings\n"
-            f"sys.exit(bisect_cli.bisect_run(load_settings({{'cache_dir': {str(harness.cache_dir)!r}}}), "
-            f"workload={WORKLOAD!r}, metric={METRIC!r}, threshold={threshold!r}, direction='down'))\n"
-        )
-        command = [sys.executable, str(script)]
+    command = [
+        sys.executable,
+        "-m",
+        "invoke",
+        "-r",
+        str(ROOT),
+        "bisect-run",
+        "--workload",
+        WORKLOAD,
+        "--metric",
+        METRIC,
+        "--threshold",
+        threshold,
+        "--direction",
+        "down",
+    ]
     proc = subprocess.run(
         [*git, "bisect", "run", *command], capture_output=True, text=True, timeout=1800, env=harness.env()
     )

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import queue
 import signal
+import subprocess
+import threading
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -95,46 +100,138 @@ def _assert_nothing_left(harness: Harness, key: str) -> None:
     assert engine.leftover_containers(engine.connect()) == []
 
 
-def _start_and_wait_for(harness: Harness, flags: str, marker: str):
-    proc = harness.popen("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags)
-    lines = []
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append(line)
-        if marker in line:
-            break
-    key = next(line.split()[-1] for line in lines if line.startswith("cache key"))
-    return proc, key, lines
+#: How long a build may take to reach the phase a test waits for (a cold CPython build takes minutes).
+PHASE_DEADLINE = 300.0
+
+
+class _Streamed:
+    """A popen'ed ``invoke build`` whose merged output a thread reads line by line, so that a test
+    waits for a phase line (``» configure``, ``» make``: Reporter.phase off a terminal) with a deadline
+    instead of sleeping or blocking on the pipe."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+        self.lines: list[str] = []  # what the test has read so far
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._queue.put(line)
+        self._queue.put(None)  # end of output
+
+    def _give_up(self, why: str) -> NoReturn:
+        """Stop the build the way a user would (Ctrl-C, then kill) and fail the test."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        pytest.fail(f"{why}; output so far:\n{''.join(self.lines)}")
+
+    def wait_for(self, marker: str, deadline: float = PHASE_DEADLINE) -> None:
+        """Read until the line ``marker``; fail if the build ends or ``deadline`` seconds pass first."""
+        end = time.monotonic() + deadline
+        while True:
+            try:
+                line = self._queue.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                self._give_up(f"the build printed no {marker!r} line within {deadline:.0f} s")
+            if line is None:
+                self._give_up(f"the build exited (code {self.proc.wait()}) before printing {marker!r}")
+            self.lines.append(line)
+            if line.strip() == marker:
+                return
+
+    def finish(self, timeout: float) -> str:
+        """Wait for the process to exit; returns the output after what ``wait_for`` read."""
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            pytest.fail(f"the build did not exit within {timeout:.0f} s; output so far:\n{''.join(self.lines)}")
+        self._reader.join(timeout=timeout)
+        start = len(self.lines)
+        try:
+            while (line := self._queue.get(timeout=timeout)) is not None:
+                self.lines.append(line)
+        except queue.Empty:
+            pytest.fail(f"the build exited but its output did not end within {timeout:.0f} s")
+        return "".join(self.lines[start:])
+
+
+def _start_and_wait_for(harness: Harness, flags: str, marker: str) -> tuple[_Streamed, str]:
+    """Start a build of v3.13.5 with ``flags``, wait until it prints the phase line ``marker``."""
+    build = _Streamed(harness.popen("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags))
+    build.wait_for(marker)
+    key = next(line.split()[-1] for line in build.lines if line.startswith("cache key"))
+    return build, key
+
+
+def _owners(client: engine.Client) -> dict[str, str]:
+    """Every harness container: name -> the pid label of the process that made it."""
+    return {
+        c.name: c.labels.get(f"{engine.LABEL}.pid", "")
+        for c in client.containers.list(all=True, filters={"label": engine.LABEL})
+    }
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def test_ctrl_c_mid_build_leaves_nothing(harness: Harness, built_3135: dict, tmp_path: Path) -> None:
-    proc, key, _ = _start_and_wait_for(harness, _variant_flags(tmp_path, "--with-lto=no"), "» configure")
-    time.sleep(3)
-    proc.send_signal(signal.SIGINT)
-    rest = proc.communicate(timeout=120)[0]
-    assert proc.returncode == 130, rest
+    # configure is done and make is compiling in the build container: the middle of the build
+    build, key = _start_and_wait_for(harness, _variant_flags(tmp_path, "--with-lto=no"), "» make")
+    build.proc.send_signal(signal.SIGINT)
+    rest = build.finish(timeout=120)
+    assert build.proc.returncode == 130, rest
     assert "interrupted" in rest
     _assert_nothing_left(harness, key)
 
 
 def test_kill_mid_build_leaves_no_marker(harness: Harness, built_3135: dict, tmp_path: Path) -> None:
-    proc, key, _ = _start_and_wait_for(harness, _variant_flags(tmp_path, "--with-computed-gotos"), "» configure")
-    time.sleep(3)
-    proc.kill()
-    proc.wait(timeout=60)
+    killed, key = _start_and_wait_for(harness, _variant_flags(tmp_path, "--with-computed-gotos"), "» make")
+    killed.proc.kill()
+    killed.finish(timeout=60)
+    pid = killed.proc.pid
     s = harness.settings
     assert lookup(s.builds_dir, key) is None and not (s.builds_dir / key).exists()
+    # kill -9 runs no cleanup: its staging directory and worktree are still there...
+    assert len(list(s.builds_dir.glob(f".staging-{key}-{pid}-*"))) == 1
+    assert len(list(s.worktrees_dir.glob(f"wt-*-{pid}-*"))) == 1
     # the next build of the same key does not mistake leftovers for a build...
     dry = harness.invoke(
         "build", "--rev", "v3.13.5", "--dry-run", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=str(tmp_path / "configure.toml")
     )
     assert "cache      miss" in dry.stdout
-    # ...and the next build reaps what the killed one could not remove (container, worktree, staging)
+    # ...its build container outlives it (the engine runs it; planning reaps nothing)...
     client = engine.connect()
-    assert engine.reap_orphans(client) != [] or engine.leftover_containers(client) == []
-    nxt, key2, _ = _start_and_wait_for(harness, str(tmp_path / "configure.toml"), "» configure")
-    nxt.send_signal(signal.SIGINT)
-    nxt.communicate(timeout=120)
+    owners = _owners(client)
+    orphans = {name for name, owner in owners.items() if owner == str(pid)}
+    assert len(orphans) == 1 and next(iter(orphans)).startswith("pystats-harness-build-"), owners
+    # ...until reap_orphans removes exactly the containers whose process is gone, that one among them
+    dead = {name for name, owner in owners.items() if owner.isdigit() and not _alive(int(owner))}
+    removed = engine.reap_orphans(client)
+    assert sorted(removed) == sorted(dead)
+    after = _owners(client)
+    assert not set(removed) & set(after) and str(pid) not in after.values(), after
+    # ...and the next build of the same key reaps the killed one's worktree and staging directory
+    nxt, key2 = _start_and_wait_for(harness, str(tmp_path / "configure.toml"), "» configure")
+    nxt.proc.send_signal(signal.SIGINT)
+    rest = nxt.finish(timeout=120)
+    assert nxt.proc.returncode == 130, rest
     assert key2 == key
     _assert_nothing_left(harness, key)
 

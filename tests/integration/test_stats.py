@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build.cache import lookup
+from pystats_harness.build.cache import CacheEntry, lookup
 from pystats_harness.infra.runner import RunRequest, run_python
 from pystats_harness.stats.summarize import crosscheck_dir
 from tests.integration.conftest import Harness
@@ -15,7 +15,7 @@ from tests.integration.conftest import Harness
 WORK = "import sys, json\nsys._stats_on()\nclass P:\n    def __init__(s, x): s.x = x\nt = sum(P(i).x for i in range(2000))\njson.loads(json.dumps([t] * 50))\nsys._stats_off()\n"
 
 
-def built(harness: Harness, rev: str, patches: str = "auto"):
+def built(harness: Harness, rev: str, patches: str = "auto") -> CacheEntry:
     out = harness.invoke("build", "--rev", rev, "--patches", patches)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     key = next(line.split()[-1] for line in out.stdout.splitlines() if line.startswith("cache key"))
@@ -28,8 +28,9 @@ def built(harness: Harness, rev: str, patches: str = "auto"):
 def test_pipeline_agrees_with_summarize_stats(harness: Harness, rev: str) -> None:
     entry = built(harness, rev)
     assert entry.names_path.is_file()
-    runs = [run_python(harness.settings, entry, RunRequest(("-c", WORK), label="xcheck")) for _ in range(2)]
-    runs.append(run_python(harness.settings, entry, RunRequest(("-X", "pystats", "-c", "pass"), label="xcheck")))
+    ctx = harness.context()
+    runs = [run_python(ctx, entry, RunRequest(("-c", WORK), label="xcheck")) for _ in range(2)]
+    runs.append(run_python(ctx, entry, RunRequest(("-X", "pystats", "-c", "pass"), label="xcheck")))
     stats_dir = runs[0].run_dir / "all"
     stats_dir.mkdir()
     for r in runs:
@@ -37,13 +38,14 @@ def test_pipeline_agrees_with_summarize_stats(harness: Harness, rev: str) -> Non
         for f in r.stats_files:
             (stats_dir / f.name).write_bytes(f.read_bytes())
     assert len(list(stats_dir.iterdir())) == 3
-    assert crosscheck_dir(harness.settings, entry, stats_dir) == []
+    assert crosscheck_dir(ctx, entry, entry.names(), stats_dir) == []
 
 
 def test_stats_and_compare_tasks(harness: Harness, tmp_path: Path) -> None:
     entry = built(harness, "v3.13.5")
-    small = run_python(harness.settings, entry, RunRequest(("-c", WORK.replace("2000", "500")), label="cmp"))
-    large = run_python(harness.settings, entry, RunRequest(("-c", WORK), label="cmp"))
+    ctx = harness.context()
+    small = run_python(ctx, entry, RunRequest(("-c", WORK.replace("2000", "500")), label="cmp"))
+    large = run_python(ctx, entry, RunRequest(("-c", WORK), label="cmp"))
     for name, r in (("small", small), ("large", large)):
         out = harness.invoke(
             "stats",

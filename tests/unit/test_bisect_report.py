@@ -14,10 +14,10 @@ from pystats_harness.bisect.report import (
     summary,
     to_json,
     to_markdown,
-    to_rich_table,
+    to_rich,
     write_plot,
 )
-from pystats_harness.bisect.search import BUILD_FAILED, Judge, Outcome, bisect
+from pystats_harness.bisect.search import Failure, Judge, Outcome, bisect
 from pystats_harness.errors import ConfigError
 
 METRIC = "opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count"
@@ -28,7 +28,7 @@ def make_report(values: list[float | None]) -> BisectReport:
 
     def measure(i: int) -> Outcome:
         v = values[i]
-        return Outcome.failed(BUILD_FAILED, "make: *** Error 2") if v is None else Outcome.ok(v)
+        return Outcome.failed(Failure.BUILD_FAILED, "make: *** Error 2") if v is None else Outcome.ok(v)
 
     result = bisect(commits, measure, Judge.from_endpoints(values[0], values[-1]))  # type: ignore[arg-type]
     info = {
@@ -79,7 +79,7 @@ def test_markdown_and_rich_table() -> None:
     assert "| 5 | `050505050505` | 2025-01-06 | gh-5: change \\| number 5 | 0.4 | **bad (first bad)** |" in md
     assert summary(report).startswith("first bad commit: 050505050505 2025-01-06 gh-5: change | number 5; ")
     console = Console(record=True, width=160)
-    console.print(to_rich_table(report))
+    console.print(to_rich(report))
     out = console.export_text()
     assert "◀ first bad" in out and "skipped: build failed" in out and "0.91" in out
 
@@ -95,6 +95,6 @@ def test_progress_line() -> None:
     judge = Judge.from_endpoints(1, 5)
     commits = ["ab" * 20, "cd" * 20, "ef" * 20]
     assert format_step(commits, 2, 3, 1, Outcome.ok(4.5), judge) == "step 2 (~3 left) #1 cdcdcdcdcdcd: 4.5 bad"
-    assert format_step(commits, 1, 0, 1, Outcome.failed(BUILD_FAILED, "x"), judge).endswith(
+    assert format_step(commits, 1, 0, 1, Outcome.failed(Failure.BUILD_FAILED, "x"), judge).endswith(
         "– skipped (build failed: x)"
     )

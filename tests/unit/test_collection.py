@@ -26,7 +26,7 @@ REGEN = os.environ.get("PYSTATS_REGEN_GOLDEN") == "1"
 
 
 def tables(version: str) -> NameTables:
-    return NameTables.from_json((DATA / version / "names.json").read_text())
+    return NameTables.from_dict(json.loads((DATA / version / "names.json").read_text()))
 
 
 def golden_collection(version: str) -> Collection:
@@ -39,7 +39,7 @@ def golden_collection(version: str) -> Collection:
     ("version", "expected_name"), [("3.11.2", "expected-run1.json.gz"), ("3.13.5", "expected-run1.json")]
 )
 def test_golden_collections(version: str, expected_name: str) -> None:
-    doc = golden_collection(version).to_json()
+    doc = golden_collection(version).to_dict()
     path = DATA / version / expected_name
     text = json.dumps(doc, indent=1) + "\n"
     if REGEN:

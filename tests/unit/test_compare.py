@@ -10,9 +10,10 @@ from rich.console import Console
 
 from pystats_harness.errors import ConfigError, StatsParseError
 from pystats_harness.stats.collection import Collection, collect, per_loop
-from pystats_harness.stats.compare import Mismatch, compare, crosscheck, to_json, to_markdown, to_rich_table
+from pystats_harness.stats.compare import compare, to_json, to_markdown, to_rich
 from pystats_harness.stats.dumps import parse_files
 from pystats_harness.stats.names import NameTables
+from pystats_harness.stats.summarize import Mismatch, crosscheck
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
 
@@ -89,7 +90,7 @@ def test_markdown_is_a_pasteable_table() -> None:
 
 def test_rich_table_and_json() -> None:
     console = Console(record=True, width=140)
-    console.print(to_rich_table(compare(BASE, HEAD), limit=2))
+    console.print(to_rich(compare(BASE, HEAD), limit=2))
     text = console.export_text()
     assert "new" in text and "gone" in text and "4 more rows not shown" in text
     doc = json.loads(to_json(compare(BASE, HEAD)))
@@ -102,7 +103,7 @@ def test_rich_table_and_json() -> None:
 
 
 def golden(version: str) -> tuple[Collection, NameTables]:
-    names = NameTables.from_json((DATA / version / "names.json").read_text())
+    names = NameTables.from_dict(json.loads((DATA / version / "names.json").read_text()))
     return collect(sorted((DATA / version / "run1").glob("*.txt")), names, {}), names
 
 

@@ -8,15 +8,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pystats_harness.errors import StatsParseError
-from pystats_harness.stats.dumps import (
-    KINDS,
-    _Accumulator,
-    classify,
-    parse_file,
-    parse_files,
-    parse_stderr,
-    parse_text,
-)
+from pystats_harness.stats.dumps import _Accumulator, parse_file, parse_files, parse_stderr, parse_text
+from pystats_harness.stats.keys import KINDS, classify
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
 

@@ -9,7 +9,7 @@ from pystats_harness.build.fingerprint import (
     Observation,
     judge,
     nonzero_counters,
-    render_table,
+    to_rich,
 )
 
 BY_ID = {p.id: p for p in PROBES}
@@ -78,7 +78,7 @@ def test_stderr_dump() -> None:
 def test_render_table_marks_mismatches() -> None:
     verdicts = [judge(BY_ID["plain"], obs()), judge(BY_ID["xoption"], obs())]
     console = Console(record=True, width=200)
-    console.print(render_table(verdicts, only_mismatches=True))
+    console.print(to_rich(verdicts, only_mismatches=True))
     out = console.export_text()
     assert "MISMATCH" in out and "xoption" in out and "plain" not in out
 

@@ -16,7 +16,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
 
 
 def golden(version: str) -> NameTables:
-    return NameTables.from_json((DATA / version / "names.json").read_text())
+    return NameTables.from_dict(json.loads((DATA / version / "names.json").read_text()))
 
 
 def run_capture(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -161,7 +161,7 @@ def test_source_defines_and_round_trip() -> None:
     )
     assert tables.failure_kind(5, "LOAD_ATTR_SLOT") == "method" and tables.generic_fail_max() == 1
     assert tables.eval_call_kind(1) == "vector" and tables.eval_call_kind("2") == "kind_2"
-    again = NameTables.from_json(json.dumps(tables.to_json()))
+    again = NameTables.from_dict(json.loads(json.dumps(tables.to_dict())))
     assert again == tables and again.family("LOAD_ATTR_SLOT") == "LOAD_ATTR"
     with pytest.raises(ConfigError, match=r"names.json"):
-        NameTables.from_json({"schema": "other"})
+        NameTables.from_dict({"schema": "other"})

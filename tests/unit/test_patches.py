@@ -7,18 +7,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from pystats_harness.build.patches import (
-    DEFAULT_SERIES_PATH,
-    Action,
-    Reader,
-    Series,
-    SourceProbe,
-    dir_reader,
-    load_series,
-    parse_requested,
-    plan_patches,
-    render,
-)
+from pystats_harness.build.patches import Action, dir_reader, parse_requested, plan_patches, to_rich
+from pystats_harness.build.series import DEFAULT_SERIES_PATH, Reader, Series, SourceProbe, load_series
 from pystats_harness.errors import ConfigError, PatchError, RevisionUnsupported
 
 TREES = Path(__file__).resolve().parents[1] / "data" / "trees"
@@ -171,7 +161,7 @@ def test_real_series_has_the_3_11_patches() -> None:
 
 def test_render_lists_every_change(series: Series) -> None:
     console = Console(record=True, width=200)
-    console.print(render(plan_patches(tree("py311-pristine"), series)))
+    console.print(to_rich(plan_patches(tree("py311-pristine"), series)))
     out = console.export_text()
     assert all(c in out for c in IDS) and "apply" in out and "series digest" in out
 

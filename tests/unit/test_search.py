@@ -22,21 +22,19 @@ from pystats_harness.bisect.exitcodes import (
     exit_code_for_error,
     outcome_for_error,
 )
-from pystats_harness.bisect.metric import MissingCounters, parse_metric
+from pystats_harness.bisect.metric import parse_metric
 from pystats_harness.bisect.resultcache import ResultCache, result_key
 from pystats_harness.bisect.search import (
-    BUILD_FAILED,
-    METRIC_UNDEFINED,
-    PATCH_FAILED,
-    RUN_FAILED,
     BisectResult,
     EndpointsDoNotDiffer,
+    Failure,
     Judge,
     Outcome,
     bisect,
     estimate_remaining_steps,
     validate_endpoints,
 )
+from pystats_harness.errors import MissingCounters
 
 Value = float | None
 
@@ -53,7 +51,7 @@ def run(
     def measure(i: int) -> Outcome:
         calls.append(i)
         v = values[i]
-        return Outcome.failed(BUILD_FAILED, f"commit {i} does not build") if v is None else Outcome.ok(v)
+        return Outcome.failed(Failure.BUILD_FAILED, f"commit {i} does not build") if v is None else Outcome.ok(v)
 
     judge = Judge.from_endpoints(values[0], values[-1], threshold=threshold, direction=direction)  # type: ignore[arg-type]
     validate_endpoints(values[0], values[-1], judge)  # type: ignore[arg-type]
@@ -150,7 +148,7 @@ def test_all_failed_between_good_and_bad() -> None:
     assert result.first_bad is None and result.candidates == (1, 2, 3, 4, 5)
     assert sorted(calls) == [1, 2, 3, 4]
     assert [t.index for t in result.skipped] == [1, 2, 3, 4]
-    assert all(t.outcome.failure == BUILD_FAILED for t in result.skipped)
+    assert all(t.outcome.failure == Failure.BUILD_FAILED for t in result.skipped)
 
 
 def test_neighbours_of_a_failed_midpoint_nearest_first() -> None:
@@ -182,7 +180,7 @@ def test_nan_is_skipped_as_metric_undefined() -> None:
     result = bisect(shas(6), lambda i: Outcome.ok(values[i], "division by zero"), Judge.from_endpoints(1, 5))
     assert result.first_bad == 4
     skipped = result.at(2)
-    assert skipped is not None and skipped.status == "skipped" and skipped.outcome.failure == METRIC_UNDEFINED
+    assert skipped is not None and skipped.status == "skipped" and skipped.outcome.failure == Failure.METRIC_UNDEFINED
     assert "value is nan" in skipped.reason
 
 
@@ -239,7 +237,12 @@ def test_trivial_paths() -> None:
 
 def test_known_endpoints_must_hold() -> None:
     with pytest.raises(EndpointsDoNotDiffer, match="must be good"):
-        bisect(shas(4), lambda i: Outcome.ok(0), Judge.from_endpoints(0, 1), known={0: Outcome.failed(BUILD_FAILED)})
+        bisect(
+            shas(4),
+            lambda i: Outcome.ok(0),
+            Judge.from_endpoints(0, 1),
+            known={0: Outcome.failed(Failure.BUILD_FAILED)},
+        )
 
 
 def test_estimate_remaining_steps() -> None:
@@ -267,8 +270,8 @@ def test_outcome_has_a_value_or_a_failure() -> None:
     with pytest.raises(ValueError):
         Outcome()
     with pytest.raises(ValueError):
-        Outcome(value=1.0, failure=BUILD_FAILED)
-    assert Outcome.failed(PATCH_FAILED, "hunk 2").reason == "patch failed: hunk 2"
+        Outcome(value=1.0, failure=Failure.BUILD_FAILED)
+    assert Outcome.failed(Failure.PATCH_FAILED, "hunk 2").reason == "patch failed: hunk 2"
     assert Outcome.ok(3).usable and Outcome.ok(3).reason == ""
     assert not Outcome.ok(math.inf).usable
 
@@ -296,7 +299,7 @@ def test_exit_codes_for_git_bisect_run() -> None:
     judge = Judge.from_endpoints(1, 5)
     assert exit_code(Outcome.ok(1.5), judge) == EXIT_GOOD == 0
     assert exit_code(Outcome.ok(4), judge) == EXIT_BAD == 1
-    for failure in (BUILD_FAILED, PATCH_FAILED, RUN_FAILED, METRIC_UNDEFINED):
+    for failure in (Failure.BUILD_FAILED, Failure.PATCH_FAILED, Failure.RUN_FAILED, Failure.METRIC_UNDEFINED):
         assert exit_code(Outcome.failed(failure), judge) == EXIT_SKIP == 125
     assert exit_code(Outcome.ok(math.nan), judge) == 125
 
@@ -304,15 +307,21 @@ def test_exit_codes_for_git_bisect_run() -> None:
 @pytest.mark.parametrize(
     "exc, code, failure",
     [
-        (errors.BuildFailed("make failed"), 125, BUILD_FAILED),
-        (errors.PatchError("does not apply"), 125, PATCH_FAILED),
+        (
+            errors.BuildFailed(phase="make", commit="abc", status=2, log_tail=["x"], log_path=Path("/l")),
+            125,
+            Failure.BUILD_FAILED,
+        ),
+        (errors.CheckoutFailed("a" * 40, "unable to read tree"), 125, Failure.CHECKOUT_FAILED),
+        (errors.MirrorError("no mirror"), 128, None),
+        (errors.PatchError("does not apply"), 125, Failure.PATCH_FAILED),
         (errors.RevisionNotFound("no such commit"), 125, "checkout failed"),
-        (errors.RevisionUnsupported("too old"), 125, BUILD_FAILED),
-        (errors.VerificationFailed("fingerprint"), 125, BUILD_FAILED),
-        (errors.RunFailed("timed out"), 125, RUN_FAILED),
-        (errors.StatsParseError("bad dump"), 125, RUN_FAILED),
-        (MissingCounters("none of its counters"), 125, METRIC_UNDEFINED),
-        (RuntimeError("a bug"), 125, RUN_FAILED),
+        (errors.RevisionUnsupported("too old"), 125, Failure.BUILD_FAILED),
+        (errors.VerificationFailed("fingerprint"), 125, Failure.BUILD_FAILED),
+        (errors.RunFailed("timed out"), 125, Failure.RUN_FAILED),
+        (errors.StatsParseError("bad dump"), 125, Failure.RUN_FAILED),
+        (MissingCounters("none of its counters", names=["a"]), 125, Failure.METRIC_UNDEFINED),
+        (RuntimeError("a bug"), 125, Failure.RUN_FAILED),
         (errors.ConfigError("bad --metric"), 128, None),
         (errors.EngineUnavailable("no docker"), 128, None),
         (errors.ImageError("no image"), 128, None),
@@ -348,7 +357,12 @@ def test_rerun_reuses_the_result_cache(tmp_path: Path) -> None:
         builds.append(i)
         if counters[i] is None:
             return cache.put(
-                commits[i], "recipe", "nbody", metric.inputs, failure=BUILD_FAILED, detail="make: *** [python] Error 1"
+                commits[i],
+                "recipe",
+                "nbody",
+                metric.inputs,
+                failure=Failure.BUILD_FAILED,
+                detail="make: *** [python] Error 1",
             ).outcome(metric)
         return cache.put(commits[i], "recipe", "nbody", metric.inputs, counters=counters[i]).outcome(metric)
 
@@ -370,10 +384,10 @@ def test_rerun_reuses_the_result_cache(tmp_path: Path) -> None:
 def test_result_cache_failures_and_retry_policy(tmp_path: Path) -> None:
     cache = ResultCache(tmp_path)
     metric = parse_metric("a / b")
-    cache.put("s1", "r", "w", metric.inputs, failure=BUILD_FAILED, detail="make failed")
-    cache.put("s2", "r", "w", metric.inputs, failure=RUN_FAILED, detail="timed out")
+    cache.put("s1", "r", "w", metric.inputs, failure=Failure.BUILD_FAILED, detail="make failed")
+    cache.put("s2", "r", "w", metric.inputs, failure=Failure.RUN_FAILED, detail="timed out")
     cached = cache.get("s1", "r", "w", ["b", "a"])  # input order does not matter
-    assert cached is not None and cached.outcome(metric) == Outcome.failed(BUILD_FAILED, "make failed")
+    assert cached is not None and cached.outcome(metric) == Outcome.failed(Failure.BUILD_FAILED, "make failed")
     assert cache.get("s2", "r", "w", metric.inputs) is None  # a run failure is retried ...
     assert cache.get("s2", "r", "w", metric.inputs, retry=()) is not None  # ... unless asked not to
     assert cache.get("s1", "other recipe", "w", metric.inputs) is None
@@ -385,7 +399,7 @@ def test_result_cache_failures_and_retry_policy(tmp_path: Path) -> None:
     assert stored.counters == {"a": 1, "b": 4} and stored.extra == {"build_key": "abc"}
     assert stored.measured_at.endswith("+00:00")
     assert cache.get("s3", "r", "w", metric.inputs) == stored
-    assert cache.get("s3", "r", "w", metric.inputs).outcome(parse_metric("c + d")).failure == METRIC_UNDEFINED  # type: ignore[union-attr]
+    assert cache.get("s3", "r", "w", metric.inputs).outcome(parse_metric("c + d")).failure == Failure.METRIC_UNDEFINED  # type: ignore[union-attr]
     assert not list(tmp_path.glob(".*.tmp"))
     cache.path(result_key("s3", "r", "w", metric.inputs)).write_text("{ damaged")
     assert cache.get("s3", "r", "w", metric.inputs) is None

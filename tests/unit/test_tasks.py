@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+
+#: Every task tasks.py defines, as typed on the command line; a task that disappears or is renamed fails here.
+TASKS = {
+    "mirror",
+    "import-release",
+    "image",
+    "build",
+    "run",
+    "patches",
+    "verify",
+    "stats",
+    "compare",
+    "validate",
+    "baseline",
+    "bisect",
+    "bisect-run",
+}
 
 
 def _invoke(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -20,11 +41,91 @@ def _invoke(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProce
     )
 
 
+def _declared_tasks() -> dict[str, dict]:
+    """What tasks.py declares, read with ast (importing it is not needed): for each @task function its
+    command-line name, the first docstring line, its parameters after ``c`` and its ``help`` dict."""
+    tree = ast.parse((ROOT / "tasks.py").read_text())
+    declared = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for deco in node.decorator_list:
+            call = deco if isinstance(deco, ast.Call) else None
+            func = call.func if call is not None else deco
+            if not (isinstance(func, ast.Name) and func.id == "task"):
+                continue
+            kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords} if call is not None else {}
+            args = node.args
+            params = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]][1:]  # drop the context c
+            doc = ast.get_docstring(node) or ""
+            declared[kwargs.get("name", node.name.replace("_", "-"))] = {
+                "params": params,
+                "help": kwargs.get("help", {}),
+                "helpline": doc.strip().splitlines()[0] if doc.strip() else "",
+            }
+    return declared
+
+
+def _squash(text: str) -> str:
+    """Text without any whitespace: invoke wraps help at word boundaries and after hyphens."""
+    return "".join(text.split())
+
+
+def test_tasks_py_declares_exactly_the_expected_tasks() -> None:
+    assert set(_declared_tasks()) == TASKS
+
+
 def test_list_has_one_line_help_for_every_task(tmp_path: Path) -> None:
     out = _invoke(tmp_path, "--list")
-    assert out.returncode == 0
-    for name in ("mirror", "import-release", "image", "build", "run"):
-        assert name in out.stdout
+    assert out.returncode == 0, out.stderr
+    listed: dict[str, str] = {}
+    name = None
+    for line in out.stdout.splitlines()[1:]:  # after "Available tasks:"
+        entry = re.match(r"^  (\S+)(?:\s+(.*))?$", line)
+        if entry:  # "  name   help": a task; deeper-indented lines continue its wrapped help
+            name = entry.group(1)
+            listed[name] = entry.group(2) or ""
+        elif line.strip():
+            assert name is not None and line.startswith("    "), line
+            listed[name] += " " + line.strip()
+    assert set(listed) == TASKS
+    declared = _declared_tasks()
+    for name in sorted(TASKS):
+        helpline = declared[name]["helpline"]
+        assert helpline, f"task {name} has no docstring"
+        assert listed[name].strip(), f"task {name} is listed without help"
+        assert _squash(listed[name]) == _squash(helpline), f"{name}: {listed[name]!r} != {helpline!r}"
+
+
+@pytest.mark.parametrize("name", sorted(TASKS))
+def test_help_lists_every_option_with_its_help(tmp_path: Path, name: str) -> None:
+    task = _declared_tasks().get(name)
+    assert task is not None, f"tasks.py declares no task {name}"
+    assert task["params"], f"task {name} declares no options"
+    missing = [p for p in task["params"] if not str(task["help"].get(p, "")).strip()]
+    assert not missing, f"task {name}: option(s) without help in tasks.py: {missing}"
+    assert set(task["help"]) == set(task["params"]), f"task {name}: help for unknown option(s)"
+    out = _invoke(tmp_path, "--help", name)
+    assert out.returncode == 0, out.stderr
+    options = out.stdout.split("\nOptions:\n", 1)
+    assert len(options) == 2, out.stdout
+    shown: dict[str, str] = {}
+    flag = None
+    for line in options[1].splitlines():
+        option = re.match(r"^  (-\S.*?)(?:\s{2,}(.*))?$", line)
+        if option:  # "  -r STRING, --rev=STRING   help": one option; deeper-indented lines continue its help
+            longs = re.findall(r"--([a-z0-9][a-z0-9-]*)", option.group(1))
+            assert len(longs) == 1, line
+            flag = longs[0]
+            shown[flag] = option.group(2) or ""
+        elif line.strip():
+            assert flag is not None and line.startswith("    "), line
+            shown[flag] += " " + line.strip()
+    expected = {p.replace("_", "-"): task["help"][p] for p in task["params"]}
+    assert set(shown) == set(expected), out.stdout
+    for flag, text in expected.items():
+        assert shown[flag].strip(), f"invoke --help {name}: --{flag} has no help"
+        assert _squash(shown[flag]) == _squash(text), f"invoke --help {name}: --{flag} shows {shown[flag]!r}"
 
 
 def test_engine_unreachable_says_how_to_start_it(tmp_path: Path) -> None:

@@ -1,0 +1,133 @@
+"""One commit's value for a bisect: plan → result cache → build (through the build cache) → run → metric.
+
+1. plan the commit's build (patches auto-selected per commit, cache key) — cheap, no container;
+2. look the result up in the :class:`~pystats_harness.bisect.resultcache.ResultCache`, keyed on
+   (sha, build key, workload id, metric inputs): a hit needs no build and no run;
+3. otherwise build through the normal build cache (warm ccache, cached configure results), run the
+   workload on the manual path, keep the per-loop counters the metric needs, and evaluate it.
+
+A commit that cannot be planned, patched, built or run becomes a failed :class:`Outcome` (the search
+steps around it); an error that would repeat at every commit (no engine, bad setting, Ctrl-C) ends
+the bisect.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pystats_harness.bisect.exitcodes import outcome_for_error
+from pystats_harness.bisect.metric import Metric
+from pystats_harness.bisect.resultcache import ResultCache
+from pystats_harness.bisect.search import Failure, Outcome
+from pystats_harness.bisect.workload import Workload
+from pystats_harness.build.cache import lookup
+from pystats_harness.build.execute import execute
+from pystats_harness.build.plan import BuildPlan, plan_build
+from pystats_harness.errors import BuildFailed
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.validate.runs import Shape, run_manual
+
+#: Failures that are not kept in the result cache: cheap to find again, or not the commit's fault.
+NOT_CACHED = (Failure.METRIC_UNDEFINED, Failure.CHECKOUT_FAILED)
+
+
+class Source(enum.StrEnum):
+    RESULT_CACHE = "result cache"
+    MEASURED = "measured"
+    FAILED = "failed"
+
+
+@dataclass
+class Measured:
+    """One commit's outcome and what it took."""
+
+    commit: CommitInfo
+    outcome: Outcome
+    source: Source
+    built: bool = False  # a build ran (not a build-cache hit), successful or not
+    build_key: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)  # plan, build, run, total
+    error: BaseException | None = field(default=None, repr=False)
+
+    def to_dict(self, index: int, label: str) -> dict[str, Any]:
+        return {
+            "index": index,
+            "label": label,
+            "sha": self.commit.sha,
+            "source": self.source.value,
+            "built": self.built,
+            "build_key": self.build_key,
+            "value": self.outcome.value,
+            "failure": self.outcome.failure,
+            "detail": self.outcome.detail,
+            "seconds": {k: round(v, 2) for k, v in self.seconds.items()},
+        }
+
+
+def failure_detail(exc: BaseException, outcome: Outcome) -> Outcome:
+    """A build failure's reason with the compiler's first error line and the log path."""
+    if not isinstance(exc, BuildFailed):
+        return outcome
+    first = exc.first_error()
+    detail = f"{exc.phase} failed for {exc.commit} (exit {exc.status})" + (f": {first[:200]}" if first else "")
+    return Outcome.failed(outcome.failure or Failure.BUILD_FAILED, f"{detail}; full log: {exc.log_path}")
+
+
+class Measurer:
+    """Measures commits through the build cache and the result cache; counts the builds it ran."""
+
+    def __init__(self, ctx: Context, metric: Metric, workload: Workload) -> None:
+        self.ctx, self.metric, self.workload = ctx, metric, workload
+        self.cache = ResultCache(ctx.settings.cache_dir / "bisect" / "results")
+        self.builds = 0  # builds that ran (build-cache misses), failed ones included
+
+    def measure(self, commit: CommitInfo) -> Measured:
+        start = time.perf_counter()
+        rec = Measured(commit, Outcome.failed(Failure.RUN_FAILED, "not measured"), Source.FAILED)
+        try:
+            plan = plan_build(self.ctx, commit.sha, "auto")
+            rec.seconds["plan"] = time.perf_counter() - start
+            rec.build_key = plan.key
+            cached = self.cache.get(commit.sha, plan.key, self.workload.ident, self.metric.inputs)
+            if cached is not None:
+                rec.outcome, rec.source = cached.outcome(self.metric), Source.RESULT_CACHE
+            else:
+                self._build_and_run(plan, rec)
+        except BaseException as exc:
+            outcome = outcome_for_error(exc)
+            if outcome is None:
+                raise
+            rec.outcome, rec.error = failure_detail(exc, outcome), exc
+            if rec.build_key and rec.outcome.failure not in NOT_CACHED:
+                self.cache.put_failure(commit.sha, rec.build_key, self.workload.ident, self.metric.inputs, rec.outcome)
+        finally:
+            rec.seconds["total"] = time.perf_counter() - start
+        return rec
+
+    def _build_and_run(self, plan: BuildPlan, rec: Measured) -> None:
+        build_start = time.perf_counter()
+        rec.built = lookup(self.ctx.settings.builds_dir, plan.key) is None
+        self.builds += rec.built
+        try:
+            entry = execute(self.ctx, plan, verify_strict=True)
+        finally:
+            rec.seconds["build"] = time.perf_counter() - build_start
+        t = time.perf_counter()
+        self.ctx.reporter.phase(f"running {self.workload.label} × {self.workload.loops}")
+        run = run_manual(self.ctx, entry, self.workload.target, Shape(self.workload.loops))
+        rec.seconds["run"] = time.perf_counter() - t
+        counters = run.per_loop
+        if not any(name in counters for name in self.metric.inputs):
+            self.metric.explain(counters)  # raises MissingCounters with "did you mean" hints; not cached
+        extra = {
+            "run_dir": str(run.runs[0].run_dir),
+            "build": entry.key,
+            "seconds": {k: round(v, 2) for k, v in rec.seconds.items()},
+        }
+        inputs = self.metric.inputs
+        stored = self.cache.put(plan.commit.sha, plan.key, self.workload.ident, inputs, counters=counters, extra=extra)
+        rec.outcome, rec.source = stored.outcome(self.metric), Source.MEASURED

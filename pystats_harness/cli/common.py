@@ -1,0 +1,54 @@
+"""What every task shares: the settings from invoke's config, one Context per invocation, argument
+parsing, and one way to turn an error into the line a user sees and the exit code."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from rich.markup import escape
+
+from pystats_harness.config import DEFAULTS, load_settings
+from pystats_harness.console import Reporter
+from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Interrupted
+from pystats_harness.infra.context import Context
+
+__all__ = ["DEFAULTS", "argv_after_double_dash", "context", "error_exit", "number"]
+
+
+def context(pystats_config: Mapping[str, Any], *, verbose: bool = False) -> Context:
+    """The invocation's context from invoke's ``pystats`` config (invoke.yaml, INVOKE_PYSTATS_*)."""
+    return Context(load_settings(dict(pystats_config)), Reporter(verbose=verbose))
+
+
+def error_exit(exc: BaseException) -> tuple[str, int] | None:
+    """The one line and the exit code for a harness error or Ctrl-C; None for anything else.
+
+    A build failure's log tail is printed first (the line says "log lines above")."""
+    if isinstance(exc, KeyboardInterrupt):
+        exc = Interrupted("interrupted")
+    if not isinstance(exc, HarnessError):
+        return None
+    if isinstance(exc, BuildFailed):
+        Reporter().console.print(escape("\n".join(exc.log_tail)))
+    return f"error: {exc}", exc.exit_code
+
+
+def argv_after_double_dash() -> list[str]:
+    """Arguments after ``--`` exactly as typed (invoke's remainder loses quoting)."""
+    return sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else []
+
+
+def number(name: str, value: Any, kind: type[int] | type[float] = float) -> Any:
+    """An option's value as a number (None when not given), or one line saying it is not one."""
+    if value is None or value == "":
+        return None
+    try:
+        result = kind(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"--{name} {value!r} is not {'an integer' if kind is int else 'a number'}") from None
+    if kind is float and not math.isfinite(result):
+        raise ConfigError(f"--{name} must be a finite number (got {value!r})")
+    return result

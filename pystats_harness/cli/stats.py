@@ -1,0 +1,68 @@
+"""The stats tasks: stats (dump files -> one named collection) and compare (two collections -> a diff)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pystats_harness.build.ensure import find_build
+from pystats_harness.console import stdout_console
+from pystats_harness.errors import ConfigError
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import write_text_atomic
+from pystats_harness.stats import compare as _compare
+from pystats_harness.stats import summary
+from pystats_harness.stats.collection import collect_dir, load, save
+
+
+def stats(
+    ctx: Context,
+    directory: Path,
+    rev: str | None,
+    requested_patches: str,
+    *,
+    json_out: str | None,
+    markdown_out: str | None,
+    loops: float | None,
+    lenient: bool,
+) -> None:
+    entry = find_build(ctx, rev, requested_patches) if rev else None
+    names = entry.names() if entry else None
+    metadata = entry.stats_metadata(rev) if entry else ({"revision": rev} if rev else {})
+    collection = collect_dir(directory, names, metadata, loops=loops, lenient=lenient)
+    if json_out:
+        save(collection, Path(json_out))
+    if markdown_out:
+        write_text_atomic(Path(markdown_out), summary.to_markdown(collection))
+    out = stdout_console()
+    out.print(summary.to_rich(collection))
+    meta = collection.metadata
+    out.print(
+        f"{meta.get('nfiles', '?')} files, {len(collection.counters)} counters, "
+        f"{len(collection.unknown)} unknown lines"
+        + (f"; JSON: {json_out}" if json_out else "")
+        + (f"; Markdown: {markdown_out}" if markdown_out else "")
+    )
+    for warning in meta.get("warnings", [])[:10]:
+        ctx.reporter.warn(str(warning))
+
+
+def compare(
+    ctx: Context,
+    base: Path,
+    head: Path,
+    *,
+    json_out: str | None,
+    markdown_out: str | None,
+    threshold: float,
+    family: bool,
+    limit: int,
+) -> None:
+    for p in (base, head):
+        if not p.is_file():
+            raise ConfigError(f"collection {p} does not exist; make one with `invoke stats DIR --json OUT`")
+    comparison = _compare.compare(load(base), load(head), threshold=threshold, family_view=family)
+    if json_out:
+        write_text_atomic(Path(json_out), _compare.to_json(comparison))
+    if markdown_out:
+        write_text_atomic(Path(markdown_out), _compare.to_markdown(comparison, limit))
+    stdout_console().print(_compare.to_rich(comparison, limit))

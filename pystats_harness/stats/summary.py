@@ -1,0 +1,49 @@
+"""A collection at a glance: the busiest opcode families with their specialization counts."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from pystats_harness.stats.collection import Collection
+
+LIMIT = 30
+
+
+def busiest_families(c: Collection, limit: int = LIMIT) -> list[tuple[str, float]]:
+    """(family, executions), most executed first."""
+    rows = [
+        (k.split(".")[1], v)
+        for k, v in c.counters.items()
+        if k.startswith("family.") and k.endswith(".execution_count")
+    ]
+    return sorted(rows, key=lambda kv: -kv[1])[:limit]
+
+
+def to_markdown(c: Collection, limit: int = LIMIT) -> str:
+    meta = c.metadata
+    lines = [
+        f"**pystats** {meta.get('revision', '?')} ({str(meta.get('sha', ''))[:12]}), "
+        f"Python {meta.get('python_version', '?')}, {meta.get('nfiles', '?')} files",
+        "",
+        "| Family | Executions | Hit | Miss | Deopt |",
+        "|:---|---:|---:|---:|---:|",
+    ]
+    for fam, value in busiest_families(c, limit):
+        spec = [c.get(f"family.{fam}.specialization.{k}", 0) for k in ("hit", "miss", "deopt")]
+        lines.append(f"| `{fam}` | {value:,.0f} | " + " | ".join(f"{v:,.0f}" for v in spec) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_rich(c: Collection, limit: int = LIMIT) -> Table:
+    t = Table(title=f"{c.metadata.get('revision', '?')}: top {limit} opcode families by executions")
+    t.add_column("Family")
+    for column in ("Executions", "Hit", "Miss"):
+        t.add_column(column, justify="right")
+    for fam, value in busiest_families(c, limit):
+        t.add_row(
+            fam,
+            f"{value:,.0f}",
+            f"{c.get(f'family.{fam}.specialization.hit', 0):,.0f}",
+            f"{c.get(f'family.{fam}.specialization.miss', 0):,.0f}",
+        )
+    return t
