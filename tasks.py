@@ -16,10 +16,10 @@ from typing import Any
 from invoke import Collection, Context, Exit, task
 
 from pystats_harness.cli import common
-from pystats_harness.infra.context import Context as HarnessContext
+from pystats_harness.cli import help as options
 
 
-def _context(c: Context, *, verbose: bool = False) -> HarnessContext:
+def _context(c: Context, *, verbose: bool = False) -> common.Context:
     return common.context(c.config.get("pystats", {}), verbose=verbose)
 
 
@@ -44,7 +44,7 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-@task(help={"remote": "URL or local path to fetch from (default: setting pystats.mirror_remote)"})
+@task(help=options.MIRROR)
 @_mapped
 def mirror(c: Context, remote: str | None = None) -> None:
     """Clone or update the bare CPython mirror in the cache directory."""
@@ -53,9 +53,7 @@ def mirror(c: Context, remote: str | None = None) -> None:
     cli.mirror(_context(c), remote)
 
 
-@task(
-    name="import-release", help={"tarball": "a CPython release tarball (Python-X.Y.Z.tar.xz or Debian's .orig.tar.*)"}
-)
+@task(name="import-release", help=options.IMPORT_RELEASE)
 @_mapped
 def import_release(c: Context, tarball: str) -> None:
     """Commit a CPython release tarball into the mirror as tag vX.Y.Z (offline sources)."""
@@ -64,7 +62,7 @@ def import_release(c: Context, tarball: str) -> None:
     cli.import_release(_context(c), Path(tarball))
 
 
-@task(help={"bootstrap": "make the base image with debootstrap + import (no registry needed)"})
+@task(help=options.IMAGE)
 @_mapped
 def image(c: Context, bootstrap: bool = False) -> None:
     """Build the builder image from docker/Dockerfile."""
@@ -73,14 +71,7 @@ def image(c: Context, bootstrap: bool = False) -> None:
     cli.image(_context(c), bootstrap=bootstrap)
 
 
-@task(
-    help={
-        "rev": "revision: sha, short sha, tag, branch or main~3 (default: setting pystats.default_rev)",
-        "patches": "auto (default), none, or a comma-separated list of change ids",
-        "dry_run": "print the plan (sha, key, cache hit, image, flags) and do nothing",
-        "verbose": "stream every build log line",
-    }
-)
+@task(help=options.BUILD)
 @_mapped
 def build(
     c: Context, rev: str | None = None, patches: str = "auto", dry_run: bool = False, verbose: bool = False
@@ -92,13 +83,7 @@ def build(
     cli.build(ctx, rev or ctx.settings.default_rev, patches, dry_run=dry_run)
 
 
-@task(
-    help={
-        "rev": "revision of a cached build (default: setting pystats.default_rev)",
-        "patches": "the --patches the build was made with (default auto)",
-        "no_stats_dir": "run without /tmp/py_stats (dumps then go to stderr)",
-    }
-)
+@task(help=options.RUN)
 @_mapped
 def run(c: Context, rev: str | None = None, patches: str = "auto", no_stats_dir: bool = False) -> None:
     """Run the built interpreter in a fresh container: invoke run --rev REV -- ARGS..."""
@@ -111,17 +96,7 @@ def run(c: Context, rev: str | None = None, patches: str = "auto", no_stats_dir:
         raise Exit(code=code)
 
 
-@task(
-    help={
-        "directory": "a directory of pystats dump files (*.txt), e.g. a run's py_stats dir",
-        "rev": "the revision whose cached build made the dumps (names 3.11/3.12 opcode numbers)",
-        "patches": "the --patches that build was made with (default auto)",
-        "json": "write the collection (schema pystats-harness/1) here",
-        "markdown": "write a Markdown summary here",
-        "loops": "divide every counter by this number of benchmark loops",
-        "lenient": "skip malformed lines with a warning instead of failing",
-    }
-)
+@task(help=options.STATS)
 @_mapped
 def stats(
     c: Context,
@@ -142,17 +117,7 @@ def stats(
     )
 
 
-@task(
-    help={
-        "base": "base collection JSON (from invoke stats --json)",
-        "head": "head collection JSON",
-        "json": "write the comparison as JSON here",
-        "markdown": "write a Markdown table (pasteable into a CPython issue) here",
-        "threshold": "hide counters whose relative change is below this fraction (e.g. 0.05)",
-        "family": "compare family totals (base + specialized forms) instead of single opcodes",
-        "limit": "rows to show (default 50)",
-    }
-)
+@task(help=options.COMPARE)
 @_mapped
 def compare(
     c: Context,
@@ -179,7 +144,7 @@ def compare(
     )
 
 
-@task(help={"rev": "revision (default: setting pystats.default_rev)", "patches": "auto (default), none, or ID,ID"})
+@task(help=options.PATCHES)
 @_mapped
 def patches(c: Context, rev: str | None = None, patches: str = "auto") -> None:
     """Show which patches a revision needs (apply / already present / not applicable, and why)."""
@@ -189,12 +154,7 @@ def patches(c: Context, rev: str | None = None, patches: str = "auto") -> None:
     cli.show_patches(ctx, rev or ctx.settings.default_rev, patches)
 
 
-@task(
-    help={
-        "rev": "revision of a cached build (default: setting pystats.default_rev)",
-        "patches": "the --patches it was built with",
-    }
-)
+@task(help=options.VERIFY)
 @_mapped
 def verify(c: Context, rev: str | None = None, patches: str = "auto") -> None:
     """Rerun the behaviour fingerprint on a cached build; non-zero exit on any mismatch."""
@@ -204,15 +164,7 @@ def verify(c: Context, rev: str | None = None, patches: str = "auto") -> None:
     cli.verify(ctx, rev or ctx.settings.default_rev, patches)
 
 
-@task(
-    help={
-        "rev": "revision (default: setting pystats.default_rev); built first if not cached",
-        "patches": "auto (default), none, or ID,ID",
-        "workloads": "comma-separated suite workloads (default: all in configs/suite.toml)",
-        "jobs": "parallel containers (default 2)",
-        "out": "directory for validation.json, validation.md and deviation.png",
-    }
-)
+@task(help=options.VALIDATE)
 @_mapped
 def validate(
     c: Context,
@@ -233,14 +185,7 @@ def validate(
         raise error
 
 
-@task(
-    help={
-        "rev": "revision (default: setting pystats.default_rev); built first if not cached",
-        "patches": "auto (default), none, or ID,ID",
-        "workloads": "comma-separated suite workloads (default: all)",
-        "jobs": "parallel containers (default 2)",
-    }
-)
+@task(help=options.BASELINE)
 @_mapped
 def baseline(
     c: Context, rev: str | None = None, patches: str = "auto", workloads: str | None = None, jobs: int = 2
@@ -252,21 +197,7 @@ def baseline(
     cli.run_baseline(ctx, rev or ctx.settings.default_rev, patches, workloads=workloads, jobs=int(jobs))
 
 
-@task(
-    help={
-        "good": "revision where the metric has its old value (sha, tag, branch, main~3)",
-        "bad": "later revision where it has changed (if good is on another branch: their merge base is used)",
-        "workload": "suite workload (nbody, richards, ... see configs/suite.toml) or a path to a .py "
-        "script defining run(loops)",
-        "metric": "counter name or arithmetic over counter names, e.g. "
-        "'opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count'",
-        "threshold": "judge each commit against this value (default: midpoint of the good and bad values)",
-        "direction": "up: bad means above the threshold; down: below (default: from good vs bad)",
-        "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 10 for a script)",
-        "out": "directory for report.json, report.md, plot.png (default: <cache_dir>/bisect/<time>-<workload>)",
-        "jobs": "make -j for the builds (default: setting pystats.jobs)",
-    }
-)
+@task(help=options.BISECT)
 @_mapped
 def bisect(
     c: Context,
@@ -301,14 +232,7 @@ def bisect(
 
 @task(
     name="bisect-run",
-    help={
-        "workload": "suite workload or path to a .py script defining run(loops)",
-        "metric": "counter name or arithmetic over counter names (as for invoke bisect)",
-        "threshold": "bad when the metric is beyond this value (required)",
-        "direction": "up (default): bad means above the threshold; down: below",
-        "rev": "revision to measure (default: the current directory's BISECT_HEAD or HEAD)",
-        "loops": "bracketed loops per run (default as for invoke bisect)",
-    },
+    help=options.BISECT_RUN,
 )
 def bisect_run(
     c: Context,

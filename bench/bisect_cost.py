@@ -43,7 +43,8 @@ sys.path.insert(0, str(ROOT))
 
 import contextlib
 
-from pystats_harness.bisect.search import Failure, Judge, Outcome, bisect
+from pystats_harness.bisect.judge import Failure, Judge, Outcome
+from pystats_harness.bisect.search import bisect
 
 
 def history(rng: random.Random, n: int, rate: float, clustered: bool) -> tuple[list[float | None], int]:

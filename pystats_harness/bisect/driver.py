@@ -10,13 +10,14 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from pystats_harness.bisect.judge import Judge, Outcome, parse_direction, validate_endpoints
 from pystats_harness.bisect.measurer import Measured, Measurer
 from pystats_harness.bisect.metric import parse_metric
 from pystats_harness.bisect.report import BisectReport
 from pystats_harness.bisect.report import CommitInfo as ReportCommit
 from pystats_harness.bisect.report import to_dict as report_to_dict
-from pystats_harness.bisect.search import Judge, Outcome, estimate_remaining_steps, parse_direction, validate_endpoints
 from pystats_harness.bisect.search import bisect as _search
+from pystats_harness.bisect.search import estimate_remaining_steps
 from pystats_harness.bisect.workload import Workload, resolve_workload
 from pystats_harness.console import Reporter
 from pystats_harness.errors import ConfigError, EndpointFailed, EndpointsDoNotDiffer, HarnessError

@@ -18,7 +18,7 @@ taken as a property of that commit and skipped (125); the caller prints its trac
 from __future__ import annotations
 
 from pystats_harness import errors
-from pystats_harness.bisect.search import Failure, Judge, Outcome
+from pystats_harness.bisect.judge import Failure, Judge, Outcome
 from pystats_harness.errors import MissingCounters
 
 EXIT_GOOD = 0

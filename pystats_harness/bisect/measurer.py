@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pystats_harness.bisect.exitcodes import outcome_for_error
+from pystats_harness.bisect.judge import Failure, Outcome
 from pystats_harness.bisect.metric import Metric
 from pystats_harness.bisect.resultcache import ResultCache
-from pystats_harness.bisect.search import Failure, Outcome
 from pystats_harness.bisect.workload import Workload
 from pystats_harness.build.cache import lookup
 from pystats_harness.build.execute import execute

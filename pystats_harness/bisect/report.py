@@ -1,8 +1,7 @@
-"""Render a bisect: a summary line, a rich table, Markdown, JSON (and back) and a PNG plot.
+"""Render a bisect: a summary line, a rich table, Markdown, JSON (and back); the PNG is in plot.py.
 
 Commit subjects and dates come from the caller (:class:`CommitInfo`, keyed by sha); the search
-itself only knows shas.  The plot needs matplotlib (imported only by :func:`write_plot`, Agg canvas,
-no pyplot state).
+itself only knows shas.
 """
 
 from __future__ import annotations
@@ -11,10 +10,10 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pystats_harness.bisect.search import BisectResult, Failure, Judge, Outcome, Tested, Verdict
+from pystats_harness.bisect.judge import Failure, Judge, Outcome, Verdict
+from pystats_harness.bisect.search import BisectResult, Tested
 from pystats_harness.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ class BisectReport:
         return self.commit_info.get(sha) or CommitInfo(sha)
 
 
-def _fmt(value: float | None) -> str:
+def fmt_value(value: float | None) -> str:
     if value is None or math.isnan(value):
         return "–"
     if float(value).is_integer() and abs(value) < 1e15:
@@ -68,7 +67,7 @@ def summary(report: BisectReport) -> str:
     r = report.result
     before, after = r.at(r.last_good), r.at(r.earliest_bad)
     change = (
-        f"{report.metric}: {_fmt(before.value if before else None)} → {_fmt(after.value if after else None)}"
+        f"{report.metric}: {fmt_value(before.value if before else None)} → {fmt_value(after.value if after else None)}"
         f" ({r.judge.describe()})"
     )
     if r.exact:
@@ -86,7 +85,7 @@ def format_step(commits: Sequence[str], step: int, remaining: int, index: int, o
     state = judge.verdict(outcome.number) if outcome.usable else f"skipped ({outcome.reason})"
     return (
         f"step {step} (~{remaining} left) #{index} {commits[index][:12]}: "
-        f"{_fmt(outcome.value) if outcome.usable else '–'} {state}"
+        f"{fmt_value(outcome.value) if outcome.usable else '–'} {state}"
     )
 
 
@@ -127,7 +126,7 @@ def to_rich(report: BisectReport) -> Table:
             t.sha[:12],
             info.date[:10],
             escape(info.subject[:60]),
-            _fmt(t.value),
+            fmt_value(t.value),
             f"[{style}]{escape(_status(t))}[/{style}]{marker}",
             style="bold" if marker else None,
         )
@@ -155,7 +154,7 @@ def to_markdown(report: BisectReport) -> str:
         status = _status(t).replace("|", "\\|")
         if r.exact and t.index == r.earliest_bad:
             status = f"**{status} (first bad)**"
-        lines.append(f"| {t.index} | `{t.sha[:12]}` | {info.date[:10]} | {subject} | {_fmt(t.value)} | {status} |")
+        lines.append(f"| {t.index} | `{t.sha[:12]}` | {info.date[:10]} | {subject} | {fmt_value(t.value)} | {status} |")
     return "\n".join(lines) + "\n"
 
 
@@ -246,88 +245,3 @@ def from_json(text: str | Mapping[str, Any]) -> BisectReport:
     return BisectReport(
         result, doc["metric"], doc.get("workload") or "", doc.get("good_rev") or "", doc.get("bad_rev") or "", infos
     )
-
-
-# --- plot ---------------------------------------------------------------------------------------------
-
-
-def write_plot(report: BisectReport, path: Path) -> Path:
-    """A PNG of the metric over the tested commits: good/bad/skipped marked, threshold, first bad."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    r = report.result
-    fig = Figure(figsize=(10, 4.8), dpi=100)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot(1, 1, 1)
-    usable = [(t.index, t.value, t.status) for t in r.tested if t.value is not None]
-    ax.plot([u[0] for u in usable], [u[1] for u in usable], color="0.75", linewidth=1, zorder=1)
-    for status, color in (("good", "tab:green"), ("bad", "tab:red")):
-        pts = [u for u in usable if u[2] == status]
-        if pts:
-            ax.scatter(
-                [u[0] for u in pts],
-                [u[1] for u in pts],
-                color=color,
-                marker="o",
-                zorder=3,
-                label=f"{status} ({len(pts)})",
-            )
-    if r.skipped:
-        ax.scatter(
-            [t.index for t in r.skipped],
-            [0.03] * len(r.skipped),
-            transform=ax.get_xaxis_transform(),
-            color="tab:orange",
-            marker="x",
-            zorder=3,
-            label=f"skipped ({len(r.skipped)})",
-        )
-    ax.axhline(
-        r.judge.threshold,
-        color="0.4",
-        linestyle="--",
-        linewidth=1,
-        label=f"threshold {_fmt(r.judge.threshold)} (bad {'above' if r.judge.direction == 'up' else 'below'})",
-    )
-    info = report.info(r.earliest_bad)
-    if r.exact:
-        ax.axvline(r.earliest_bad, color="tab:red", alpha=0.4, linewidth=1)
-        text = f"first bad: {info.sha[:10]}" + (f"\n{info.subject[:50]}" if info.subject else "")
-    else:
-        ax.axvspan(r.last_good + 0.5, r.earliest_bad + 0.5, color="tab:orange", alpha=0.15)
-        text = f"first bad is one of {len(r.candidates)}\n#{r.last_good + 1}..#{r.earliest_bad}"
-    ax.annotate(
-        text,
-        xy=(r.earliest_bad, 0.62),
-        xycoords=ax.get_xaxis_transform(),
-        xytext=(8, 0),
-        textcoords="offset points",
-        fontsize=8,
-        va="center",
-        bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "0.8", "alpha": 0.9},
-    )
-    if len(r.commits) <= 32:
-        ax.set_xticks([t.index for t in r.tested])
-        ax.set_xticklabels([f"{t.index}\n{t.sha[:7]}" for t in r.tested], fontsize=7)
-    ax.set_xlim(-0.5, len(r.commits) - 0.5)
-    ax.set_xlabel(
-        f"commit index on the path ({len(r.commits)} commits; 0 = good"
-        + (f" {report.good_rev}" if report.good_rev else "")
-        + f", {len(r.commits) - 1} = bad"
-        + (f" {report.bad_rev}" if report.bad_rev else "")
-        + ")"
-    )
-    ylabel = report.metric if len(report.metric) <= 60 else report.metric[:57] + "..."
-    ax.set_ylabel(ylabel, fontsize=8)
-    ax.set_title(
-        f"bisect{' on ' + report.workload if report.workload else ''}: {r.measurements} measured + 2 endpoints",
-        fontsize=10,
-    )
-    ax.legend(fontsize=8, loc="best")
-    ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
-    return path

@@ -32,8 +32,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pystats_harness.bisect.judge import Failure, Outcome
 from pystats_harness.bisect.metric import Metric
-from pystats_harness.bisect.search import Failure, Outcome
 from pystats_harness.errors import HarnessError, MissingCounters
 
 RESULT_SCHEMA = "pystats-harness/bisect-result/1"

@@ -22,9 +22,10 @@ from rich.markup import escape
 
 from pystats_harness.bisect.driver import BisectRun, Progress, measure_rev, run_bisect
 from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code, exit_code_for_error
+from pystats_harness.bisect.judge import Direction, Failure, Judge, Outcome, Verdict, parse_direction
 from pystats_harness.bisect.measurer import Measured
-from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich, write_plot
-from pystats_harness.bisect.search import Direction, Failure, Judge, Outcome, Verdict, parse_direction
+from pystats_harness.bisect.plot import write_plot
+from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich
 from pystats_harness.cli.common import number
 from pystats_harness.config import Settings
 from pystats_harness.console import Reporter, stdout_console

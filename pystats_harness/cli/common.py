@@ -15,7 +15,7 @@ from pystats_harness.console import Reporter
 from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Interrupted
 from pystats_harness.infra.context import Context
 
-__all__ = ["DEFAULTS", "argv_after_double_dash", "context", "error_exit", "number"]
+__all__ = ["DEFAULTS", "Context", "argv_after_double_dash", "context", "error_exit", "number"]
 
 
 def context(pystats_config: Mapping[str, Any], *, verbose: bool = False) -> Context:

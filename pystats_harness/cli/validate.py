@@ -11,9 +11,14 @@ from pystats_harness.build.ensure import ensure_build
 from pystats_harness.console import stdout_console
 from pystats_harness.infra.context import Context
 from pystats_harness.validate import report as validate_report
-from pystats_harness.validate.driver import build_for_validation, choose_workloads, record_baselines
+from pystats_harness.validate.driver import (
+    build_for_validation,
+    choose_workloads,
+    count_jobs,
+    record_baselines,
+    validate,
+)
 from pystats_harness.validate.report import ValidationReport
-from pystats_harness.validate.steps import count_jobs, validate
 from pystats_harness.validate.suiteconfig import load_suite
 
 

@@ -1,17 +1,37 @@
-"""`invoke validate` and `invoke baseline` as operations: choose workloads, get the build, run, record."""
+"""`invoke validate` and `invoke baseline` as operations: choose workloads, get the build, run every
+suite run a validation needs, apply the steps, record baselines."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pystats_harness.build.cache import CacheEntry
 from pystats_harness.build.ensure import ensure_build
-from pystats_harness.errors import ConfigError, FingerprintFailed, VerificationFailed
+from pystats_harness.errors import ConfigError, FingerprintFailed, RunFailed, VerificationFailed
 from pystats_harness.infra.context import Context
+from pystats_harness.resources import BASELINES_DIR
 from pystats_harness.validate import baseline as _baseline
-from pystats_harness.validate.runs import PathRun, Shape, known_workloads, run_manual
+from pystats_harness.validate.report import ValidationReport
+from pystats_harness.validate.runs import (
+    PathRun,
+    RunPath,
+    Shape,
+    canary_table,
+    known_workloads,
+    run_automated,
+    run_manual,
+)
+from pystats_harness.validate.steps import (
+    Runs,
+    step_baselines,
+    step_canaries,
+    step_fingerprint,
+    step_isolation,
+    step_leakage,
+)
 from pystats_harness.validate.suiteconfig import SuiteConfig
 
 
@@ -82,3 +102,88 @@ def record_baselines(
         version = manifest["python"]["version"]
         written.append(_baseline.record(version, w, per_loop, meta, ctx.settings.baselines_dir))
     return written
+
+
+def collect_runs(
+    ctx: Context,
+    entry: CacheEntry,
+    workloads: dict[str, int],
+    suite: SuiteConfig,
+    pool: ThreadPoolExecutor,
+    tick: Callable[[], None],
+    *,
+    leak: bool = False,
+) -> Runs:
+    """Manual runs at N and 2N and automated runs at N, for every workload and the null workload."""
+    jobs: list[tuple[RunPath, str, int]] = []
+    for w, loops in {**workloads, suite.null_workload: 0}.items():
+        for lp in sorted({lp for lp in ([loops] if w != suite.null_workload else list(workloads.values()))}):
+            jobs += [(RunPath.MANUAL, w, lp), (RunPath.MANUAL, w, 2 * lp), (RunPath.AUTOMATED, w, lp)]
+
+    def one(job: tuple[RunPath, str, int]) -> PathRun | RunFailed:
+        path, w, lp = job
+        shape = Shape(lp, suite.values, suite.warmups, suite.processes if path is RunPath.AUTOMATED else 1)
+        try:
+            if path is RunPath.MANUAL:
+                return run_manual(ctx, entry, w, shape)
+            return run_automated(ctx, entry, w, shape, leak=leak and w != suite.null_workload)
+        except RunFailed as exc:
+            return exc
+        finally:
+            tick()
+
+    return Runs(dict(zip(jobs, pool.map(one, jobs), strict=True)))
+
+
+def count_jobs(workloads: dict[str, int], suite: SuiteConfig) -> int:
+    return 3 * (len(workloads) + len(set(workloads.values()))) + 2 * len(suite.canaries) + min(4, len(workloads)) + 2
+
+
+def validate(
+    ctx: Context,
+    entry: CacheEntry,
+    workloads: dict[str, int],
+    suite: SuiteConfig,
+    *,
+    jobs: int,
+    tick: Callable[[], None],
+    baselines_root: Path = BASELINES_DIR,
+    leak: bool = False,
+) -> ValidationReport:
+    manifest = entry.manifest()
+    version = manifest["python"]["version"]
+    steps = [step_fingerprint(ctx, entry)]
+    tick()
+    table = json.loads(canary_table(ctx, entry))
+    tick()
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        steps.append(step_canaries(ctx, entry, suite, table, pool, tick))
+        runs = collect_runs(ctx, entry, workloads, suite, pool, tick, leak=leak)
+    steps.append(step_leakage(runs, workloads, suite, table))
+    chosen = dict(list(workloads.items())[:4])
+    with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
+
+        def alone(item: tuple[str, int]) -> PathRun | RunFailed:
+            try:
+                return run_manual(ctx, entry, item[0], Shape(item[1], suite.values, suite.warmups))
+            except RunFailed as exc:
+                return exc
+            finally:
+                tick()
+
+        parallel = dict(zip(chosen, pool.map(alone, chosen.items()), strict=True))
+    steps.append(step_isolation(runs, parallel, suite))
+    base_step, deviation = step_baselines(runs, workloads, suite, version, baselines_root)
+    steps.append(base_step)
+    meta = {
+        "revision": manifest["revision"],
+        "sha": manifest["sha"],
+        "python_version": version,
+        "patches": [p["id"] for p in manifest["patches"]],
+        "build_key": entry.key,
+        "workloads": workloads,
+        "processes": suite.processes,
+        "values": suite.values,
+        "warmups": suite.warmups,
+    }
+    return ValidationReport(meta, tuple(steps), deviation)

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from pystats_harness.bisect.judge import Failure, Judge, Outcome
+from pystats_harness.bisect.plot import write_plot
 from pystats_harness.bisect.report import (
     BisectReport,
     CommitInfo,
@@ -15,9 +17,8 @@ from pystats_harness.bisect.report import (
     to_json,
     to_markdown,
     to_rich,
-    write_plot,
 )
-from pystats_harness.bisect.search import Failure, Judge, Outcome, bisect
+from pystats_harness.bisect.search import bisect
 from pystats_harness.errors import ConfigError
 
 METRIC = "opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count"

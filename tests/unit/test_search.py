@@ -22,18 +22,10 @@ from pystats_harness.bisect.exitcodes import (
     exit_code_for_error,
     outcome_for_error,
 )
+from pystats_harness.bisect.judge import Failure, Judge, Outcome, validate_endpoints
 from pystats_harness.bisect.metric import parse_metric
 from pystats_harness.bisect.resultcache import ResultCache, result_key
-from pystats_harness.bisect.search import (
-    BisectResult,
-    EndpointsDoNotDiffer,
-    Failure,
-    Judge,
-    Outcome,
-    bisect,
-    estimate_remaining_steps,
-    validate_endpoints,
-)
+from pystats_harness.bisect.search import BisectResult, EndpointsDoNotDiffer, bisect, estimate_remaining_steps
 from pystats_harness.errors import MissingCounters
 
 Value = float | None

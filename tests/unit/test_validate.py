@@ -4,8 +4,7 @@ import pytest
 
 from pystats_harness.errors import BaselineMismatch, CanaryMismatch, FingerprintFailed, LeakageFound, NoBaseline
 from pystats_harness.validate.baseline import deviations, net_per_loop
-from pystats_harness.validate.report import to_markdown
-from pystats_harness.validate.steps import StepResult, ValidationReport
+from pystats_harness.validate.report import StepResult, ValidationReport, to_markdown
 from pystats_harness.validate.suiteconfig import load_suite
 
 META = {"revision": "v3.13.5", "sha": "a" * 40, "python_version": "3.13.5", "patches": [], "workloads": {"nbody": 10}}

@@ -1,0 +1,90 @@
+"""The options of every task, with their help (tasks.py declares the tasks; invoke shows this)."""
+
+from __future__ import annotations
+
+MIRROR: dict[str, str] = {"remote": "URL or local path to fetch from (default: setting pystats.mirror_remote)"}
+
+IMPORT_RELEASE: dict[str, str] = {"tarball": "a CPython release tarball (Python-X.Y.Z.tar.xz or Debian's .orig.tar.*)"}
+
+IMAGE: dict[str, str] = {"bootstrap": "make the base image with debootstrap + import (no registry needed)"}
+
+BUILD: dict[str, str] = {
+    "rev": "revision: sha, short sha, tag, branch or main~3 (default: setting pystats.default_rev)",
+    "patches": "auto (default), none, or a comma-separated list of change ids",
+    "dry_run": "print the plan (sha, key, cache hit, image, flags) and do nothing",
+    "verbose": "stream every build log line",
+}
+
+RUN: dict[str, str] = {
+    "rev": "revision of a cached build (default: setting pystats.default_rev)",
+    "patches": "the --patches the build was made with (default auto)",
+    "no_stats_dir": "run without /tmp/py_stats (dumps then go to stderr)",
+}
+
+STATS: dict[str, str] = {
+    "directory": "a directory of pystats dump files (*.txt), e.g. a run's py_stats dir",
+    "rev": "the revision whose cached build made the dumps (names 3.11/3.12 opcode numbers)",
+    "patches": "the --patches that build was made with (default auto)",
+    "json": "write the collection (schema pystats-harness/1) here",
+    "markdown": "write a Markdown summary here",
+    "loops": "divide every counter by this number of benchmark loops",
+    "lenient": "skip malformed lines with a warning instead of failing",
+}
+
+COMPARE: dict[str, str] = {
+    "base": "base collection JSON (from invoke stats --json)",
+    "head": "head collection JSON",
+    "json": "write the comparison as JSON here",
+    "markdown": "write a Markdown table (pasteable into a CPython issue) here",
+    "threshold": "hide counters whose relative change is below this fraction (e.g. 0.05)",
+    "family": "compare family totals (base + specialized forms) instead of single opcodes",
+    "limit": "rows to show (default 50)",
+}
+
+PATCHES: dict[str, str] = {
+    "rev": "revision (default: setting pystats.default_rev)",
+    "patches": "auto (default), none, or ID,ID",
+}
+
+VERIFY: dict[str, str] = {
+    "rev": "revision of a cached build (default: setting pystats.default_rev)",
+    "patches": "the --patches it was built with",
+}
+
+VALIDATE: dict[str, str] = {
+    "rev": "revision (default: setting pystats.default_rev); built first if not cached",
+    "patches": "auto (default), none, or ID,ID",
+    "workloads": "comma-separated suite workloads (default: all in configs/suite.toml)",
+    "jobs": "parallel containers (default 2)",
+    "out": "directory for validation.json, validation.md and deviation.png",
+}
+
+BASELINE: dict[str, str] = {
+    "rev": "revision (default: setting pystats.default_rev); built first if not cached",
+    "patches": "auto (default), none, or ID,ID",
+    "workloads": "comma-separated suite workloads (default: all)",
+    "jobs": "parallel containers (default 2)",
+}
+
+BISECT: dict[str, str] = {
+    "good": "revision where the metric has its old value (sha, tag, branch, main~3)",
+    "bad": "later revision where it has changed (if good is on another branch: their merge base is used)",
+    "workload": "suite workload (nbody, richards, ... see configs/suite.toml) or a path to a .py "
+    "script defining run(loops)",
+    "metric": "counter name or arithmetic over counter names, e.g. "
+    "'opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count'",
+    "threshold": "judge each commit against this value (default: midpoint of the good and bad values)",
+    "direction": "up: bad means above the threshold; down: below (default: from good vs bad)",
+    "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 10 for a script)",
+    "out": "directory for report.json, report.md, plot.png (default: <cache_dir>/bisect/<time>-<workload>)",
+    "jobs": "make -j for the builds (default: setting pystats.jobs)",
+}
+
+BISECT_RUN: dict[str, str] = {
+    "workload": "suite workload or path to a .py script defining run(loops)",
+    "metric": "counter name or arithmetic over counter names (as for invoke bisect)",
+    "threshold": "bad when the metric is beyond this value (required)",
+    "direction": "up (default): bad means above the threshold; down: below",
+    "rev": "revision to measure (default: the current directory's BISECT_HEAD or HEAD)",
+    "loops": "bracketed loops per run (default as for invoke bisect)",
+}

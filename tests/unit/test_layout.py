@@ -1,0 +1,132 @@
+"""The tree as a maintainer reads it: capabilities over infrastructure, imports pointing one way, no
+cycles, and modules and functions small enough to read at a glance."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "pystats_harness"
+
+#: Who may import whom: a module imports only modules of its own layer or of a layer below it.
+#: stats sits beneath build (a build captures its name tables with stats.names).
+LAYERS = {
+    "errors": 0,
+    "config": 0,
+    "console": 0,
+    "resources": 0,
+    "infra": 1,
+    "stats": 2,
+    "build": 3,
+    "validate": 4,
+    "bisect": 5,
+    "cli": 6,
+}
+MAX_MODULE_LINES = 300
+MAX_FUNCTION_LINES = 60
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def harness_imports(path: Path) -> Iterator[tuple[int, str]]:
+    """Every pystats_harness module ``path`` imports (at any depth: lazy imports count too)."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "pystats_harness":
+                for alias in node.names:
+                    yield node.lineno, f"pystats_harness.{alias.name}"
+            elif node.module.startswith("pystats_harness."):
+                for alias in node.names:
+                    candidate = f"{node.module}.{alias.name}"
+                    is_module = (ROOT / Path(*candidate.split("."))).with_suffix(".py").is_file()
+                    yield node.lineno, candidate if is_module else node.module
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("pystats_harness"):
+                    yield node.lineno, alias.name
+
+
+def layer(module: str) -> str:
+    return module.split(".")[1] if module.count(".") >= 1 else module
+
+
+def test_every_module_imports() -> None:
+    for path in modules():
+        name = module_name(path)
+        if ".suite." in name and not name.endswith(("canaries", "canary_counts", "canary_expect")):
+            continue  # workloads and drivers run inside the built interpreter, as scripts
+        importlib.import_module(name)
+
+
+def test_imports_point_one_way() -> None:
+    wrong = []
+    for path in modules():
+        here = module_name(path)
+        if here == "pystats_harness" or layer(here) == "__version__":
+            continue
+        for lineno, target in harness_imports(path):
+            there = layer(target)
+            if layer(here) == "suite":
+                wrong.append(f"{path.relative_to(ROOT)}:{lineno}: the suite imports {target} (stdlib only)")
+            elif there == "suite":
+                continue  # pure helpers of the suite, reused by validate
+            elif there not in LAYERS:
+                continue  # pystats_harness itself (__version__)
+            elif LAYERS[there] > LAYERS[layer(here)] or (LAYERS[there] == LAYERS[layer(here)] > 0 and there != layer(here)):
+                wrong.append(f"{path.relative_to(ROOT)}:{lineno}: {layer(here)} imports {target}")
+    assert wrong == []
+
+
+def test_tasks_import_only_the_cli() -> None:
+    targets = [t for _, t in harness_imports(ROOT / "tasks.py")]
+    assert targets and all(t.startswith("pystats_harness.cli") for t in targets), targets
+
+
+def test_no_import_cycles() -> None:
+    graph = {module_name(p): {t for _, t in harness_imports(p) if t != module_name(p)} for p in modules()}
+    cycles = []
+    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in graph:
+                continue
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join([*stack[stack.index(nxt) :], nxt]))
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []
+
+
+@pytest.mark.parametrize("path", [*modules(), ROOT / "tasks.py"], ids=lambda p: str(p.relative_to(ROOT)))
+def test_modules_and_functions_are_small(path: Path) -> None:
+    text = path.read_text()
+    assert len(text.splitlines()) <= MAX_MODULE_LINES
+    long = [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == []
