@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from pystats_harness.build import fingerprint, patches, probes, releases
+from pystats_harness.build.cache import CacheEntry
 from pystats_harness.build.ensure import find_build
 from pystats_harness.build.execute import execute
 from pystats_harness.build.image import build_builder_image
@@ -45,8 +46,21 @@ def build(ctx: Context, rev: str, requested_patches: str, *, dry_run: bool) -> N
     if dry_run:
         return
     entry = execute(ctx, plan, verify_strict=requested_patches == "auto")
+    if plan.cache_hit:
+        _warn_recorded_mismatch(ctx, entry, f"{plan.commit.rev} ({plan.commit.short})")
     out.print(f"build      {entry.path}  ({time.perf_counter() - start:.1f} s)")
     out.print(f"python     {entry.install_dir}/bin/python3")
+
+
+def _warn_recorded_mismatch(ctx: Context, entry: CacheEntry, what: str) -> None:
+    """A cached build that differs from fixed pystats says so every time it is asked for."""
+    failed = [probe for probe, v in entry.manifest().get("fingerprint", {}).items() if not v.get("ok")]
+    if failed:
+        ctx.reporter.warn(
+            f"behaviour fingerprint of {what} differs from fixed pystats in {len(failed)} probe(s): "
+            f"{', '.join(failed)} (recorded in the manifest at build time; not fatal because --patches was chosen "
+            "explicitly)"
+        )
 
 
 def run(ctx: Context, rev: str, requested_patches: str, args: list[str], *, stats_dir: bool) -> int:
