@@ -40,7 +40,7 @@ def _mapped(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
+def _sigterm_as_interrupt(_signum: int, _frame: Any) -> None:
     raise KeyboardInterrupt
 
 

@@ -138,12 +138,6 @@ class Judge:
     def verdict(self, value: float) -> Verdict:
         return Verdict.BAD if self.is_bad(value) else Verdict.GOOD
 
-    def confidence(self, value: float) -> float:
-        """Distance from the threshold in units of half the good–bad gap: 0 at the threshold, about 1
-        at the endpoints' values (as bench_runner's log shows it); inf if good equals bad."""
-        half = abs(self.bad_value - self.good_value) / 2
-        return abs(value - self.threshold) / half if half else math.inf
-
     def describe(self) -> str:
         """``"bad means > 0.5"``."""
         return f"bad means {'>' if self.direction is Direction.UP else '<'} {self.threshold:.6g}"

@@ -122,7 +122,6 @@ class Metric:
     def __str__(self) -> str:
         return self.expression
 
-    @property
     def is_single_counter(self) -> bool:
         return isinstance(self._tree, _Counter)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -77,15 +77,6 @@ def summary(report: BisectReport) -> str:
         f"first bad commit is one of {len(r.candidates)} (after {report.info(r.last_good).sha[:12]}, "
         f"up to and including {report.info(r.earliest_bad).sha[:12]}); {skipped} commit"
         f"{'s' if skipped != 1 else ''} in between could not be measured; {change}"
-    )
-
-
-def format_step(commits: Sequence[str], step: int, remaining: int, index: int, outcome: Outcome, judge: Judge) -> str:
-    """A progress line for ``on_step``: ``step 3 (~2 left) #17 abc123def456: 0.4012 bad``."""
-    state = judge.verdict(outcome.number) if outcome.usable else f"skipped ({outcome.reason})"
-    return (
-        f"step {step} (~{remaining} left) #{index} {commits[index][:12]}: "
-        f"{fmt_value(outcome.value) if outcome.usable else '–'} {state}"
     )
 
 

@@ -26,7 +26,7 @@ import json
 import math
 import os
 import uuid
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -184,22 +184,6 @@ class ResultCache:
         if outcome.failure is None:
             raise ValueError("put_failure needs a failed Outcome; store values with put(counters=...)")
         return self.put(sha, build_key, workload, inputs, failure=outcome.failure, detail=outcome.detail, extra=extra)
-
-    def entries(self) -> Iterator[CachedResult]:
-        if not self.directory.is_dir():
-            return
-        for path in sorted(self.directory.glob("*.json")):
-            try:
-                yield CachedResult.from_dict(json.loads(path.read_text()))
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                continue
-
-    def forget(self, sha: str, build_key: str, workload: str, inputs: Sequence[str]) -> bool:
-        try:
-            self.path(result_key(sha, build_key, workload, inputs)).unlink()
-        except FileNotFoundError:
-            return False
-        return True
 
     def _write(self, entry: CachedResult) -> None:
         path = self.path(entry.key)

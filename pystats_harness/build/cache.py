@@ -131,10 +131,3 @@ def commit(builds_dir: Path, key: str, staged: Path) -> CacheEntry:
     os.replace(staged, final)
     (final / MARKER).write_text("complete\n")
     return CacheEntry(final)
-
-
-def incomplete_entries(builds_dir: Path) -> list[Path]:
-    """Leftovers without a marker (interrupted builds); safe to delete."""
-    if not builds_dir.exists():
-        return []
-    return sorted(p for p in builds_dir.iterdir() if p.is_dir() and not (p / MARKER).exists())

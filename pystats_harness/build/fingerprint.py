@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from rich.markup import escape
 from rich.table import Table
 
-STATS_DIR = "/tmp/py_stats"
-
 
 class Expect(enum.StrEnum):
     """What a probe's process must leave behind."""

@@ -95,16 +95,6 @@ class PatchPlan:
         ]
 
 
-def dir_reader(root: Path) -> Reader:
-    """A reader for a checked-out tree: text of root/relpath, or None if it is no file."""
-
-    def read(relpath: str) -> str | None:
-        p = root / relpath
-        return p.read_text(errors="replace") if p.is_file() else None
-
-    return read
-
-
 def _memo(read: Reader) -> Reader:
     cache: dict[str, str | None] = {}
 

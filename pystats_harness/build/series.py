@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from pystats_harness.errors import ConfigError
-from pystats_harness.resources import PATCH_SERIES
+from pystats_harness.resources import PATCH_SERIES, PATCHES_DIR
 
 DEFAULT_SERIES_PATH = PATCH_SERIES
 
@@ -99,7 +99,7 @@ def _sha256(path: Path) -> str | None:
 def load_series(path: Path = DEFAULT_SERIES_PATH, patches_dir: Path | None = None) -> Series:
     """Read and check the series file; patch paths are relative to `patches_dir`
     (default: patches/ beside the configs/ directory holding the file)."""
-    patches_dir = patches_dir or path.resolve().parent.parent / "patches"
+    patches_dir = patches_dir or (PATCHES_DIR if path == PATCH_SERIES else path.resolve().parent.parent / "patches")
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:

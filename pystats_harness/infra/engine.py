@@ -222,8 +222,3 @@ def reap_orphans(client: docker.DockerClient) -> list[str]:
             except docker.errors.APIError:
                 pass
     return removed
-
-
-def leftover_containers(client: docker.DockerClient) -> list[str]:
-    """Names of harness containers that still exist (for tests and cleanup)."""
-    return [str(c.name) for c in client.containers.list(all=True, filters={"label": LABEL})]

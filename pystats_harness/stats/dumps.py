@@ -175,11 +175,6 @@ def parse_text(text: str | bytes, source: str = "<text>", *, lenient: bool = Fal
     return acc.result((source,))
 
 
-def parse_stderr(text: str | bytes, source: str = "<stderr>", *, lenient: bool = True) -> DumpResult:
-    """Parse the header-less stderr form; other program output is skipped with warnings by default."""
-    return parse_text(text, source, lenient=lenient)
-
-
 def _read(path: Path) -> bytes:
     try:
         return path.read_bytes()

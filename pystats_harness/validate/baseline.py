@@ -25,7 +25,6 @@ class Deviation:
     value: float
     allowed: str
 
-    @property
     def relative(self) -> float:
         return abs(self.value - self.baseline) / abs(self.baseline) if self.baseline else float("inf")
 

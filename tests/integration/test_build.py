@@ -97,7 +97,7 @@ def _assert_nothing_left(harness: Harness, key: str) -> None:
     assert not (s.builds_dir / key).exists()
     assert not list(s.builds_dir.glob(f".staging-{key}-*"))
     assert not list(s.worktrees_dir.glob("wt-*")) if s.worktrees_dir.exists() else True
-    assert engine.leftover_containers(engine.connect()) == []
+    assert engine.connect().containers.list(all=True, filters={"label": engine.LABEL}) == []
 
 
 #: How long a build may take to reach the phase a test waits for (a cold CPython build takes minutes).

@@ -11,7 +11,6 @@ from pystats_harness.bisect.plot import write_plot
 from pystats_harness.bisect.report import (
     BisectReport,
     CommitInfo,
-    format_step,
     from_json,
     summary,
     to_json,
@@ -90,12 +89,3 @@ def test_png_plot_is_written(tmp_path: Path) -> None:
         path = write_plot(make_report(values), tmp_path / "plots" / f"{name}.png")
         data = path.read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5000
-
-
-def test_progress_line() -> None:
-    judge = Judge.from_endpoints(1, 5)
-    commits = ["ab" * 20, "cd" * 20, "ef" * 20]
-    assert format_step(commits, 2, 3, 1, Outcome.ok(4.5), judge) == "step 2 (~3 left) #1 cdcdcdcdcdcd: 4.5 bad"
-    assert format_step(commits, 1, 0, 1, Outcome.failed(Failure.BUILD_FAILED, "x"), judge).endswith(
-        "– skipped (build failed: x)"
-    )

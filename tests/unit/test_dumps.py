@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pystats_harness.errors import StatsParseError
-from pystats_harness.stats.dumps import _Accumulator, parse_file, parse_files, parse_stderr, parse_text
+from pystats_harness.stats.dumps import _Accumulator, parse_file, parse_files, parse_text
 from pystats_harness.stats.keys import KINDS, classify
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
@@ -55,10 +55,10 @@ def test_golden_313_named_dumps_and_whole_process() -> None:
 
 def test_golden_313_stderr_form() -> None:
     text = (DATA / "3.13.5" / "stderr.txt").read_text()
-    result = parse_stderr(text)
+    result = parse_text(text, "<stderr>", lenient=True)
     assert result.counted_lines == nonblank(text) and result.warnings == ()
     mixed = "Traceback (most recent call last):\n" + text + "ValueError: boom\n\n"
-    noisy = parse_stderr(mixed)
+    noisy = parse_text(mixed, "<stderr>", lenient=True)
     assert noisy.raw == result.raw
     assert [w.lineno for w in noisy.warnings] == [1, nonblank(text) + 2]
 

@@ -86,7 +86,9 @@ def test_imports_point_one_way() -> None:
                 continue  # pure helpers of the suite, reused by validate
             elif there not in LAYERS:
                 continue  # pystats_harness itself (__version__)
-            elif LAYERS[there] > LAYERS[layer(here)] or (LAYERS[there] == LAYERS[layer(here)] > 0 and there != layer(here)):
+            elif LAYERS[there] > LAYERS[layer(here)] or (
+                LAYERS[there] == LAYERS[layer(here)] > 0 and there != layer(here)
+            ):
                 wrong.append(f"{path.relative_to(ROOT)}:{lineno}: {layer(here)} imports {target}")
     assert wrong == []
 

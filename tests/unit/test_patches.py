@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from pystats_harness.build.patches import Action, dir_reader, parse_requested, plan_patches, to_rich
+from pystats_harness.build.patches import Action, parse_requested, plan_patches, to_rich
 from pystats_harness.build.series import DEFAULT_SERIES_PATH, Reader, Series, SourceProbe, load_series
 from pystats_harness.errors import ConfigError, PatchError, RevisionUnsupported
 
@@ -32,7 +32,8 @@ def series(tmp_path_factory: pytest.TempPathFactory) -> Series:
 
 
 def tree(name: str) -> Reader:
-    return dir_reader(TREES / name)
+    root = TREES / name
+    return lambda rel: (root / rel).read_text(errors="replace") if (root / rel).is_file() else None
 
 
 EXPECTED: dict[str, dict[str, tuple[Action, str | None]]] = {

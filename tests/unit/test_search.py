@@ -246,7 +246,6 @@ def test_judge() -> None:
     j = Judge.from_endpoints(0.9, 0.5)
     assert (j.direction, j.threshold, j.threshold_explicit) == ("down", pytest.approx(0.7), False)
     assert j.is_bad(0.6) and not j.is_bad(0.8) and not j.is_bad(0.7)  # at the threshold: good
-    assert j.confidence(0.5) == pytest.approx(1.0) and j.confidence(0.7) == pytest.approx(0)
     assert j.describe() == "bad means < 0.7"
     up = Judge.from_endpoints(1, 3, threshold=1.5)
     assert up.direction == "up" and up.threshold_explicit and up.verdict(2) == "bad" and up.verdict(1.5) == "good"
@@ -370,7 +369,7 @@ def test_rerun_reuses_the_result_cache(tmp_path: Path) -> None:
     other = parse_metric("miss / (miss + hit)")
     assert other.inputs == metric.inputs
     assert cache.get(commits[0], "recipe", "nbody", other.inputs).outcome(other).value == pytest.approx(0.1)  # type: ignore[union-attr]
-    assert len(list(cache.entries())) == len(built)
+    assert len(list((tmp_path / "results").glob("*.json"))) == len(built)
 
 
 def test_result_cache_failures_and_retry_policy(tmp_path: Path) -> None:
@@ -395,6 +394,5 @@ def test_result_cache_failures_and_retry_policy(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".*.tmp"))
     cache.path(result_key("s3", "r", "w", metric.inputs)).write_text("{ damaged")
     assert cache.get("s3", "r", "w", metric.inputs) is None
-    assert cache.forget("s1", "r", "w", metric.inputs) and not cache.forget("s1", "r", "w", metric.inputs)
     with pytest.raises(ValueError):
         cache.put("s4", "r", "w", metric.inputs)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import ast
+import importlib.util
+import inspect
 import os
 import re
 import subprocess
@@ -42,27 +43,21 @@ def _invoke(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProce
 
 
 def _declared_tasks() -> dict[str, dict]:
-    """What tasks.py declares, read with ast (importing it is not needed): for each @task function its
-    command-line name, the first docstring line, its parameters after ``c`` and its ``help`` dict."""
-    tree = ast.parse((ROOT / "tasks.py").read_text())
+    """What tasks.py declares, read from its invoke collection: for each task its command-line name, the
+    first docstring line, its parameters after ``c`` and its ``help`` dict."""
+    spec = importlib.util.spec_from_file_location("tasks_under_test", ROOT / "tasks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     declared = {}
-    for node in tree.body:
-        if not isinstance(node, ast.FunctionDef):
-            continue
-        for deco in node.decorator_list:
-            call = deco if isinstance(deco, ast.Call) else None
-            func = call.func if call is not None else deco
-            if not (isinstance(func, ast.Name) and func.id == "task"):
-                continue
-            kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords} if call is not None else {}
-            args = node.args
-            params = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]][1:]  # drop the context c
-            doc = ast.get_docstring(node) or ""
-            declared[kwargs.get("name", node.name.replace("_", "-"))] = {
-                "params": params,
-                "help": kwargs.get("help", {}),
-                "helpline": doc.strip().splitlines()[0] if doc.strip() else "",
-            }
+    for name, task in module.ns.tasks.items():
+        params = list(inspect.signature(task.body).parameters)[1:]  # drop the context c
+        doc = inspect.getdoc(task.body) or ""
+        declared[name] = {
+            "params": params,
+            "help": dict(task.help),
+            "helpline": doc.strip().splitlines()[0] if doc.strip() else "",
+        }
     return declared
 
 
