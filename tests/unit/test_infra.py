@@ -1,0 +1,156 @@
+"""The infrastructure without an engine: run containers' specs, commands, atomic files, the context,
+and how the task layer turns an error into one line and an exit code."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pystats_harness.cli.common import error_exit, number
+from pystats_harness.config import load_settings
+from pystats_harness.errors import BuildFailed, ConfigError, EngineUnavailable, Interrupted, MirrorError, PatchError
+from pystats_harness.infra import engine, proc
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import read_json_cached, sha256_file, write_json_atomic, write_text_atomic
+from pystats_harness.infra.runner import (
+    PREFIX_IN_CONTAINER,
+    PYTHON_IN_CONTAINER,
+    SOURCE_IN_CONTAINER,
+    STATS_DIR_IN_CONTAINER,
+    RunRequest,
+    container_spec,
+)
+
+
+@dataclass(frozen=True)
+class Built:
+    path: Path
+
+    @property
+    def key(self) -> str:
+        return "k" * 24
+
+    @property
+    def install_dir(self) -> Path:
+        return self.path / "install"
+
+    @property
+    def source_dir(self) -> Path:
+        return self.path / "src"
+
+    def complete(self) -> bool:
+        return True
+
+    def image_id(self) -> str:
+        return "sha256:image"
+
+
+def test_a_run_sees_the_build_read_only_its_own_stats_dir_and_no_network(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    extra = engine.Mount("/host/suite", "/suite", read_only=True)
+    request = RunRequest(("-c", "pass"), env={"PYTHONSTATS": "1"}, mounts=(extra,), label="t")
+    spec = container_spec(Built(tmp_path), request, tmp_path / "run", "img")
+    mounts = {m.target: m for m in spec.mounts}
+    assert mounts[PREFIX_IN_CONTAINER].read_only and mounts[PREFIX_IN_CONTAINER].source == str(tmp_path / "install")
+    assert mounts[SOURCE_IN_CONTAINER].read_only
+    assert not mounts[STATS_DIR_IN_CONTAINER].read_only
+    assert mounts[STATS_DIR_IN_CONTAINER].source == str(tmp_path / "run" / "py_stats")
+    assert mounts["/suite"] == extra
+    assert spec.network is False and spec.image == "img"
+    assert list(spec.command) == [PYTHON_IN_CONTAINER, "-c", "pass"]
+    assert spec.env == {"PYTHONHASHSEED": "0", "PYTHONSTATS": "1"}
+
+
+def test_a_run_without_stats_dir_removes_the_images_one(tmp_path: Path) -> None:
+    spec = container_spec(Built(tmp_path), RunRequest(("-V",), stats_dir=False), tmp_path / "run", "img")
+    assert STATS_DIR_IN_CONTAINER not in {m.target for m in spec.mounts}
+    assert SOURCE_IN_CONTAINER not in {m.target for m in spec.mounts}  # no src/ in this entry
+    assert spec.command[:2] == ["sh", "-c"] and f"rmdir {STATS_DIR_IN_CONTAINER}" in spec.command[2]
+    assert list(spec.command[-2:]) == [PYTHON_IN_CONTAINER, "-V"]
+
+
+def test_a_failed_command_raises_the_callers_error_with_its_data(tmp_path: Path) -> None:
+    assert proc.run(["sh", "-c", "echo out"], error=MirrorError, what="echo") == "out\n"
+    with pytest.raises(PatchError) as info:
+        proc.run(["sh", "-c", "echo first >&2; echo last words >&2; exit 3"], error=PatchError, what="git apply x")
+    exc = info.value
+    assert exc.command is not None and exc.command.status == 3 and exc.command.argv[0] == "sh"
+    assert "last words" in exc.command.stderr_tail
+    assert str(exc).startswith("git apply x failed (`sh -c") and str(exc).endswith("exited 3): last words")
+    with pytest.raises(MirrorError, match="cannot run no-such-program-xyz"):
+        proc.run(["no-such-program-xyz"], error=MirrorError, what="x")
+
+
+def test_reap_dead_removes_only_leftovers_of_dead_processes(tmp_path: Path) -> None:
+    dead = tmp_path / "wt-abc-999999999-1234"
+    alive = tmp_path / f"wt-abc-{os.getpid()}-1234"
+    other = tmp_path / "wt-not-ours"
+    for d in (dead, alive, other):
+        d.mkdir()
+    assert proc.reap_dead(tmp_path, "wt-") == [dead]
+    assert not dead.exists() and alive.exists() and other.exists()
+
+
+def test_atomic_writes_leave_no_temporary_file(tmp_path: Path) -> None:
+    target = tmp_path / "a.json"
+    write_json_atomic(target, {"b": 1, "a": [1.5]}, sort_keys=True)
+    assert target.read_text() == '{\n "a": [\n  1.5\n ],\n "b": 1\n}\n'
+    with pytest.raises(ValueError):
+        write_json_atomic(target, {"x": math.nan})  # NaN is not JSON; the old file stays
+    assert json.loads(target.read_text()) == {"a": [1.5], "b": 1}
+    write_text_atomic(tmp_path / "t.md", "hello\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "t.md"]
+
+
+def test_sha256_and_json_read_once_per_version(tmp_path: Path) -> None:
+    f = tmp_path / "f.json"
+    f.write_text('{"v": 1}')
+    assert sha256_file(f) == hashlib.sha256(b'{"v": 1}').hexdigest()
+    assert read_json_cached(f) == {"v": 1} and read_json_cached(f) is read_json_cached(f)
+    f.write_text('{"v": 2}')
+    os.utime(f, ns=(1, 10**18))
+    assert read_json_cached(f) == {"v": 2}
+
+
+def test_context_connects_only_when_the_engine_is_needed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    ctx = Context(load_settings({"cache_dir": str(tmp_path)}))  # no engine needed to make it
+    faster = ctx.with_settings(ctx.settings.with_overrides(jobs=7))
+    assert faster.settings.jobs == 7 and faster.reporter is ctx.reporter
+    with pytest.raises(EngineUnavailable, match="dockerd"):
+        _ = ctx.docker
+
+
+def test_errors_become_one_line_and_their_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    assert error_exit(ConfigError("bad --metric")) == ("error: bad --metric", 2)
+    assert error_exit(KeyboardInterrupt()) == ("error: interrupted", Interrupted.exit_code)
+    assert error_exit(RuntimeError("a bug")) is None  # not ours: the traceback is shown
+    failed = BuildFailed(
+        phase="make", commit="abc", status=2, log_tail=["cc -c x.c", "x.c:1: error: boom"], log_path=Path("/l.log")
+    )
+    line, code = error_exit(failed) or ("", 0)
+    assert code == 7 and line == "error: make failed for abc (exit 2); last 2 log lines above; full log: /l.log"
+    assert "x.c:1: error: boom" in capsys.readouterr().err  # the tail is shown above the line
+    assert failed.first_error() == "x.c:1: error: boom"
+
+
+@pytest.mark.parametrize(
+    "value, kind, expected", [(None, float, None), ("", int, None), ("2.5", float, 2.5), ("3", int, 3)]
+)
+def test_number_options(value: str | None, kind: type, expected: float | None) -> None:
+    assert number("loops", value, kind) == expected
+
+
+@pytest.mark.parametrize(
+    "value, kind, message",
+    [("x", float, "is not a number"), ("2.5", int, "is not an integer"), ("inf", float, "finite")],
+)
+def test_bad_number_options(value: str, kind: type, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        number("threshold", value, kind)
