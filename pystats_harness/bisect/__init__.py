@@ -1,0 +1,1 @@
+"""Capability: the first commit where a pystats metric changed -- metric, search, result cache, report."""

@@ -1,0 +1,2 @@
+"""Capability: a pystats interpreter for a revision -- plan, patches by probing, container build, behaviour
+fingerprint, cache."""

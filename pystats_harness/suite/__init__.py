@@ -12,6 +12,8 @@ are importable as ``pystats_harness.suite.*`` (the unit tests do that).
                    bracket, then ``sys._stats_on(); run(LOOPS); sys._stats_off()``
 ``automated.py``   the same workload through real pyperf ``--hook pystats`` (``bench_time_func``)
 ``canaries.py``    loop kernels whose per-iteration opcode counts follow from ``dis``
+``canary_expect``  the correction rules: what ``dis`` of a kernel's loop body executes per iteration
+``canary_counts``  reading dumps and comparing N and 2N runs (pure; the host reuses it)
 ``common.py``      workload loading and the timed call both drivers make inside the bracket
 ``workloads/``     one module per workload, each with ``run(loops)``; ``null`` (no work: measures
                    a path's bracket overhead) and ``leaky`` (a planted leak) are not benchmarks
