@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,13 @@ class StepResult:
     @property
     def ok(self) -> bool:
         return self.status is StepStatus.PASS
+
+    @classmethod
+    def judged(cls, step: Step, findings: Sequence[dict[str, Any]], *, failed: str, passed: str) -> StepResult:
+        """FAIL with the ``failed`` summary when there are findings, else PASS with ``passed``."""
+        if findings:
+            return cls(step, StepStatus.FAIL, failed, tuple(findings))
+        return cls(step, StepStatus.PASS, passed)
 
 
 @dataclass(frozen=True)

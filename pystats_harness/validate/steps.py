@@ -69,15 +69,12 @@ def step_fingerprint(ctx: Context, entry: CacheEntry) -> StepResult:
         }
         for v in report.verdicts
     )
-    bad = [v.probe.id for v in report.verdicts if not v.ok]
-    return StepResult(
-        Step.FINGERPRINT,
-        StepStatus.FAIL if bad else StepStatus.PASS,
-        f"{len(bad)} probe(s) differ from fixed pystats: {', '.join(bad)}"
-        if bad
-        else f"all {len(report.verdicts)} probes behave like fixed pystats",
-        findings,
-    )
+    bad = report.failed_probes
+    if bad:
+        summary = f"{len(bad)} probe(s) differ from fixed pystats: {', '.join(bad)}"
+        return StepResult(Step.FINGERPRINT, StepStatus.FAIL, summary, findings)
+    summary = f"all {len(report.verdicts)} probes behave like fixed pystats"
+    return StepResult(Step.FINGERPRINT, StepStatus.PASS, summary, findings)
 
 
 def step_canaries(
@@ -100,13 +97,11 @@ def step_canaries(
 
     found = [m for ms in pool.map(one, suite.canaries) for m in ms]
     names = sorted({m["canary"] for m in found})
-    return StepResult(
+    return StepResult.judged(
         Step.CANARIES,
-        StepStatus.FAIL if found else StepStatus.PASS,
-        f"{len(found)} family count(s) differ in {', '.join(names)}"
-        if found
-        else f"{len(suite.canaries)} canaries exact (N={n}, 2N={2 * n})",
-        tuple(found),
+        found,
+        failed=f"{len(found)} family count(s) differ in {', '.join(names)}",
+        passed=f"{len(suite.canaries)} canaries exact (N={n}, 2N={2 * n})",
     )
 
 
@@ -171,13 +166,11 @@ def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, tabl
         except RunFailed as exc:
             findings.append({"workload": w, "check": "automated path", "counter": "-", "a": str(exc), "b": ""})
     leaky = sorted({f["workload"] for f in findings})
-    return StepResult(
+    return StepResult.judged(
         Step.LEAKAGE,
-        StepStatus.FAIL if findings else StepStatus.PASS,
-        f"{len(findings)} counter(s) leak in {', '.join(leaky)}"
-        if findings
-        else f"no leakage in {len(workloads)} workloads (automated == manual, nothing outside brackets)",
-        tuple(findings),
+        findings,
+        failed=f"{len(findings)} counter(s) leak in {', '.join(leaky)}",
+        passed=f"no leakage in {len(workloads)} workloads (automated == manual, nothing outside brackets)",
     )
 
 
@@ -192,13 +185,11 @@ def step_isolation(runs: Runs, parallel: dict[str, PathRun | RunFailed], suite: 
             {"workload": w, "counter": n, "alone": a, "parallel": b}
             for n, a, b in _diff(counters(alone), counters(got), suite)
         ]
-    return StepResult(
+    return StepResult.judged(
         Step.ISOLATION,
-        StepStatus.FAIL if findings else StepStatus.PASS,
-        f"{len(findings)} counter(s) differ when run in parallel"
-        if findings
-        else f"{len(parallel)} workloads in parallel containers count exactly what they count alone",
-        tuple(findings),
+        findings,
+        failed=f"{len(findings)} counter(s) differ when run in parallel",
+        passed=f"{len(parallel)} workloads in parallel containers count exactly what they count alone",
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import queue
 import signal
 import subprocess
@@ -16,6 +15,7 @@ import pytest
 
 from pystats_harness.build.cache import lookup
 from pystats_harness.infra import engine
+from pystats_harness.infra.proc import pid_alive
 from tests.integration.conftest import Harness, make_commit
 
 
@@ -181,16 +181,6 @@ def _owners(client: engine.Client) -> dict[str, str]:
     }
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def test_ctrl_c_mid_build_leaves_nothing(harness: Harness, built_3135: dict, tmp_path: Path) -> None:
     # configure is done and make is compiling in the build container: the middle of the build
     build, key = _start_and_wait_for(harness, _variant_flags(tmp_path, "--with-lto=no"), "» make")
@@ -222,7 +212,7 @@ def test_kill_mid_build_leaves_no_marker(harness: Harness, built_3135: dict, tmp
     orphans = {name for name, owner in owners.items() if owner == str(pid)}
     assert len(orphans) == 1 and next(iter(orphans)).startswith("pystats-harness-build-"), owners
     # ...until reap_orphans removes exactly the containers whose process is gone, that one among them
-    dead = {name for name, owner in owners.items() if owner.isdigit() and not _alive(int(owner))}
+    dead = {name for name, owner in owners.items() if owner.isdigit() and not pid_alive(int(owner))}
     removed = engine.reap_orphans(client)
     assert sorted(removed) == sorted(dead)
     after = _owners(client)

@@ -7,11 +7,11 @@ import hashlib
 import json
 import math
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from pystats_harness.build.cache import CacheEntry
 from pystats_harness.cli.common import error_exit, number
 from pystats_harness.config import load_settings
 from pystats_harness.errors import BuildFailed, ConfigError, EngineUnavailable, Interrupted, MirrorError, PatchError
@@ -28,34 +28,11 @@ from pystats_harness.infra.runner import (
 )
 
 
-@dataclass(frozen=True)
-class Built:
-    path: Path
-
-    @property
-    def key(self) -> str:
-        return "k" * 24
-
-    @property
-    def install_dir(self) -> Path:
-        return self.path / "install"
-
-    @property
-    def source_dir(self) -> Path:
-        return self.path / "src"
-
-    def complete(self) -> bool:
-        return True
-
-    def image_id(self) -> str:
-        return "sha256:image"
-
-
 def test_a_run_sees_the_build_read_only_its_own_stats_dir_and_no_network(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     extra = engine.Mount("/host/suite", "/suite", read_only=True)
     request = RunRequest(("-c", "pass"), env={"PYTHONSTATS": "1"}, mounts=(extra,), label="t")
-    spec = container_spec(Built(tmp_path), request, tmp_path / "run", "img")
+    spec = container_spec(CacheEntry(tmp_path), request, tmp_path / "run", "img")
     mounts = {m.target: m for m in spec.mounts}
     assert mounts[PREFIX_IN_CONTAINER].read_only and mounts[PREFIX_IN_CONTAINER].source == str(tmp_path / "install")
     assert mounts[SOURCE_IN_CONTAINER].read_only
@@ -68,7 +45,7 @@ def test_a_run_sees_the_build_read_only_its_own_stats_dir_and_no_network(tmp_pat
 
 
 def test_a_run_without_stats_dir_removes_the_images_one(tmp_path: Path) -> None:
-    spec = container_spec(Built(tmp_path), RunRequest(("-V",), stats_dir=False), tmp_path / "run", "img")
+    spec = container_spec(CacheEntry(tmp_path), RunRequest(("-V",), stats_dir=False), tmp_path / "run", "img")
     assert STATS_DIR_IN_CONTAINER not in {m.target for m in spec.mounts}
     assert SOURCE_IN_CONTAINER not in {m.target for m in spec.mounts}  # no src/ in this entry
     assert spec.command[:2] == ["sh", "-c"] and f"rmdir {STATS_DIR_IN_CONTAINER}" in spec.command[2]
