@@ -62,7 +62,7 @@ class Measured:
             "built": self.built,
             "build_key": self.build_key,
             "value": self.outcome.value,
-            "failure": self.outcome.failure,
+            "failure": self.outcome.failure.value if self.outcome.failure else None,
             "detail": self.outcome.detail,
             "seconds": {k: round(v, 2) for k, v in self.seconds.items()},
         }
