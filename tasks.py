@@ -260,7 +260,30 @@ def bisect_run(
     raise Exit(code=code)
 
 
-ns = Collection(
-    mirror, import_release, image, build, run, patches, verify, stats, compare, validate, baseline, bisect, bisect_run
-)
-ns.configure({"pystats": dict(common.DEFAULTS)})
+@task(help=options.CACHE, positional=["action"])
+@_mapped
+def cache(
+    c: Context,
+    action: str,
+    keep: str | None = None,
+    max_size: str | None = None,
+    older_than: str | None = None,
+    dry_run: bool = False,
+) -> None:
+    """Show, verify or prune the build cache: invoke cache list|verify|prune [--keep N|--max-size S|--older-than D]."""
+    from pystats_harness.cli import cache as cli
+
+    code = cli.cache(
+        _context(c),
+        action,
+        keep=common.number("keep", keep, int),
+        max_size=max_size,
+        older_than=common.number("older-than", older_than),
+        dry_run=dry_run,
+    )
+    if code:
+        raise Exit(code=code)
+
+
+#: Every @task above, with the settings declared once in pystats_harness/config.py as its configuration.
+ns = Collection.from_module(sys.modules[__name__], config={"pystats": dict(common.DEFAULTS)})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ DEFAULTS: dict[str, Any] = {
     "ccache_volume": "pystats-harness-ccache",
     "wheelhouse_dir": "~/.cache/pystats-harness/wheelhouse",
     "baselines_dir": "configs/baselines",
+    "cache_max_size": "",
 }
 
 
@@ -54,6 +56,7 @@ class Settings:
     ccache_volume: str
     wheelhouse_dir: Path
     baselines_dir: Path
+    cache_max_size: str  # "" = no limit; else e.g. "50G": pruned to it after every build
 
     @property
     def mirror_dir(self) -> Path:
@@ -101,6 +104,15 @@ def _as_int(key: str, value: Any) -> int:
         raise ConfigError(f"setting pystats.{key}={value!r} is not an integer") from None
 
 
+def _as_size(key: str, value: Any) -> str:
+    text = str(value).strip()
+    if text and not re.fullmatch(r"(?i)\d+(\.\d+)?\s*[kmgt]?i?b?", text):
+        raise ConfigError(
+            f"setting pystats.{key}={value!r} is not a size; write e.g. 500M, 20G or 1.5T (empty: no limit)"
+        )
+    return text
+
+
 def _project_path(text: str) -> Path:
     path = Path(os.path.expanduser(text))
     return path if path.is_absolute() else PROJECT_ROOT / path
@@ -136,6 +148,7 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         ccache_volume=str(merged["ccache_volume"]),
         wheelhouse_dir=Path(os.path.expanduser(str(merged["wheelhouse_dir"]))).resolve(),
         baselines_dir=_project_path(str(merged["baselines_dir"])),
+        cache_max_size=_as_size("cache_max_size", merged["cache_max_size"]),
     )
 
 

@@ -139,6 +139,19 @@ class RunFailed(HarnessError):
     exit_code = 14
 
 
+class DiskFull(HarnessError):
+    """The file system of the cache (or of a run) has no space left; nothing half-made is kept."""
+
+    exit_code = 15
+
+    def __init__(self, where: Path, what: str) -> None:
+        super().__init__(
+            f"no space left on the device of {where} while {what}; nothing half-made was kept. "
+            "Free space (e.g. `invoke cache prune --max-size 20G`) or set pystats.cache_dir to a larger disk"
+        )
+        self.where = where
+
+
 class EndpointsDoNotDiffer(ConfigError):
     """A bisect's good and bad commits do not differ in the way the bisect assumes."""
 

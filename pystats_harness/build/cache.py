@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pystats_harness.build import locks
 from pystats_harness.infra.fs import read_json_cached
 from pystats_harness.infra.proc import reap_dead
 from pystats_harness.stats.names import NameTables
@@ -103,9 +104,16 @@ def _names(path: Path, mtime_ns: int) -> NameTables:
 
 
 def lookup(builds_dir: Path, key: str) -> CacheEntry | None:
-    """The complete entry for ``key``, or None (an entry without its marker does not count)."""
+    """The complete entry for ``key``, or None (an entry without its marker does not count).
+
+    A found entry is marked used now and in use by this invocation (``invoke cache prune`` leaves it
+    alone); the mark is taken before the marker is checked, so a prune cannot remove it in between."""
+    locks.use(builds_dir, key)
     entry = CacheEntry(builds_dir / key)
-    return entry if entry.complete() else None
+    if entry.complete():
+        return entry
+    locks.release(builds_dir, key)
+    return None
 
 
 @contextlib.contextmanager

@@ -6,6 +6,7 @@ entry becomes visible only once its completion marker is written, after its mani
 
 from __future__ import annotations
 
+import errno
 import shutil
 import time
 from dataclasses import dataclass
@@ -13,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness import __version__
-from pystats_harness.build import lanes, probes
+from pystats_harness.build import integrity, lanes, locks, probes, prune
 from pystats_harness.build.cache import CacheEntry, commit, lookup, staging
 from pystats_harness.build.plan import BuildPlan, build_group
 from pystats_harness.build.script import BuildLog, EventKind, build_script
-from pystats_harness.errors import BuildFailed, Interrupted
+from pystats_harness.errors import BuildFailed, DiskFull, HarnessError, Interrupted
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic
@@ -126,10 +127,9 @@ def _copy_source_subset(worktree: Path, dest: Path) -> list[str]:
     return copied
 
 
-def _compile(ctx: Context, plan: BuildPlan, mirror: Mirror, worktree: Path, staged: Path) -> dict[str, Any]:
+def _compile(ctx: Context, plan: BuildPlan, mirror: Mirror, worktree: Path, staged: Path, t0: float) -> dict[str, Any]:
     """Patches, a lane, the build container; returns the facts for the manifest."""
     settings = ctx.settings
-    t0 = time.perf_counter()
     patch_paths = [p.path for p in plan.patches.patches]
     patched = patched_files(patch_paths)
     apply_patches(worktree, patch_paths)
@@ -139,10 +139,11 @@ def _compile(ctx: Context, plan: BuildPlan, mirror: Mirror, worktree: Path, stag
     confcache.mkdir(parents=True, exist_ok=True)
     with lanes.acquire(settings.cache_dir / "lanes", group, mirror, plan.commit.sha, worktree, patched) as lane:
         checkout_s = time.perf_counter() - t0
+        ctx.reporter.phase("checkout", checkout_s)
         facts = _run_build_container(ctx, plan, Workspace(worktree, staged, lane, confcache))
         lane.mark_ok(plan.commit.sha, patched)
     facts["seconds"]["checkout"] = round(checkout_s, 2)
-    facts["build_dir"] = {"reused": lane.reuse, "reason": lane.reason}
+    facts["build_dir"] = {"reused": lane.reuse, "reason": lane.reason, "group": group}
     facts["source_files"] = copied
     return facts
 
@@ -172,32 +173,80 @@ def manifest(plan: BuildPlan, facts: dict[str, Any], report: probes.ProbeReport,
     }
 
 
+def _fingerprint(ctx: Context, plan: BuildPlan, entry: CacheEntry) -> tuple[probes.ProbeReport, float]:
+    t1 = time.perf_counter()
+    ctx.reporter.phase("fingerprint")
+    report = probes.collect(ctx, entry, image=plan.image_id)
+    probes.capture_names(ctx, entry, plan.image_id)
+    seconds = time.perf_counter() - t1
+    ctx.reporter.phase("fingerprint", seconds)
+    return report, seconds
+
+
+def _build(ctx: Context, plan: BuildPlan, *, verify_strict: bool) -> CacheEntry:
+    """Checkout, patches, compile, fingerprint, manifest, contents; the marker is written last."""
+    settings = ctx.settings
+    mirror = Mirror(settings.mirror_dir)
+    built_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    ctx.reporter.phase("checkout")
+    t0 = time.perf_counter()
+    with (
+        staging(settings.builds_dir, plan.key) as staged,
+        mirror.worktree(plan.commit.sha, settings.worktrees_dir) as wt,
+    ):
+        facts = {**_compile(ctx, plan, mirror, wt, staged, t0), "built_at": built_at}
+        entry = CacheEntry(staged)
+        report, seconds = _fingerprint(ctx, plan, entry)
+        facts["seconds"]["fingerprint"] = round(seconds, 2)
+        doc = manifest(plan, facts, report, strict=verify_strict)
+        write_json_atomic(staged / "manifest.json", doc, indent=2, sort_keys=True)
+        probes.enforce(ctx, report, strict=verify_strict, what=f"{plan.commit.rev} ({plan.commit.short})")
+        ctx.reporter.phase("commit")
+        t2 = time.perf_counter()
+        integrity.record(staged)
+        committed = commit(settings.builds_dir, plan.key, staged)
+        ctx.reporter.phase("commit", time.perf_counter() - t2)
+        return committed
+
+
+def _no_space(exc: BaseException) -> bool:
+    """The build failed because a file system filled up (host side or inside the container)."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    text = "\n".join(exc.log_tail) if isinstance(exc, BuildFailed) else str(exc)
+    if isinstance(exc, HarnessError) and exc.command is not None:
+        text += exc.command.stderr_tail
+    return "No space left on device" in text
+
+
 def execute(ctx: Context, plan: BuildPlan, *, verify_strict: bool) -> CacheEntry:
-    """Build ``plan`` into the cache (no-op on a hit). The entry is valid only after its marker."""
-    settings, reporter = ctx.settings, ctx.reporter
+    """Build ``plan`` into the cache (no-op on a hit). The entry is valid only after its marker.
+
+    One invocation builds a key at a time; another that asks for the same build waits for it (and
+    says whose) and then takes the cache hit."""
+    settings = ctx.settings
     hit = lookup(settings.builds_dir, plan.key)
     if hit is not None:
         return hit
-    engine.reap_orphans(ctx.docker)
-    mirror = Mirror(settings.mirror_dir)
-    built_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    try:
-        with (
-            staging(settings.builds_dir, plan.key) as staged,
-            mirror.worktree(plan.commit.sha, settings.worktrees_dir) as wt,
-        ):
-            facts = {**_compile(ctx, plan, mirror, wt, staged), "built_at": built_at}
-            entry = CacheEntry(staged)
-            t1 = time.perf_counter()
-            reporter.phase("fingerprint")
-            report = probes.collect(ctx, entry, image=plan.image_id)
-            probes.capture_names(ctx, entry, plan.image_id)
-            facts["seconds"]["fingerprint"] = round(time.perf_counter() - t1, 2)
-            reporter.phase("fingerprint", time.perf_counter() - t1)
-            write_json_atomic(
-                staged / "manifest.json", manifest(plan, facts, report, strict=verify_strict), indent=2, sort_keys=True
-            )
-            probes.enforce(ctx, report, strict=verify_strict, what=f"{plan.commit.rev} ({plan.commit.short})")
-            return commit(settings.builds_dir, plan.key, staged)
-    except KeyboardInterrupt:
-        raise Interrupted("build interrupted; no container, worktree or cache entry was left behind") from None
+    what = f"{plan.commit.rev} ({plan.commit.short})"
+
+    def waiting(owner: locks.Owner | None) -> None:
+        whose = owner.describe() if owner else "another invocation"
+        ctx.reporter.info(f"waiting for the build of {what} by {whose}")
+
+    with locks.building(settings.builds_dir, plan.key, f"build of {what}", waiting):
+        hit = lookup(settings.builds_dir, plan.key)
+        if hit is not None:
+            ctx.reporter.info(f"{what} was built meanwhile: cache hit")
+            return hit
+        try:
+            entry = _build(ctx, plan, verify_strict=verify_strict)
+        except KeyboardInterrupt:
+            raise Interrupted("build interrupted; no container, worktree or cache entry was left behind") from None
+        except (OSError, HarnessError) as exc:
+            if _no_space(exc):
+                raise DiskFull(settings.cache_dir, f"building {what}") from None
+            raise
+    entry = lookup(settings.builds_dir, plan.key) or entry  # in use by this invocation from now on
+    prune.after_build(ctx)
+    return entry

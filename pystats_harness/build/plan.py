@@ -65,7 +65,7 @@ def to_text(plan: BuildPlan) -> str:
 
 def build_group(plan: BuildPlan, configure_ac: str) -> str:
     """Builds that may share configure results and a build directory: same image, flags, X.Y."""
-    m = re.search(r"PYTHON_VERSION,\s*(\d+\.\d+)", configure_ac)
+    m = re.search(r"PYTHON_VERSION\]?,\s*\[?(\d+\.\d+)", configure_ac)
     version = m.group(1) if m else "unknown"
     digest = hashlib.sha256(json.dumps([plan.image_id, plan.configure_flags, version]).encode()).hexdigest()[:16]
     return f"{version}-{digest}"

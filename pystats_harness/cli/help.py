@@ -88,3 +88,13 @@ BISECT_RUN: dict[str, str] = {
     "rev": "revision to measure (default: the current directory's BISECT_HEAD or HEAD)",
     "loops": "bracketed loops per run (default as for invoke bisect)",
 }
+
+CACHE: dict[str, str] = {
+    "action": "list: every build with size and last use, and the space of lanes, runs, reports and "
+    "ccache; verify: check every build against its recorded contents, mark damaged ones invalid; prune: remove "
+    "least recently used builds with their runs and reports",
+    "keep": "prune: keep this many most recently used builds",
+    "max_size": "prune: remove least recently used builds until the rest fits, e.g. 20G",
+    "older_than": "prune: remove builds not used for this many days",
+    "dry_run": "prune: show what would be removed and remove nothing",
+}

@@ -25,6 +25,7 @@ class Context:
         with self._lock:
             if self._client is None:
                 self._client = engine.connect()
+                engine.reap_orphans(self._client)  # leftovers of killed invocations (kill -9, engine restarts)
             return self._client
 
     def with_settings(self, settings: Settings) -> Context:

@@ -16,6 +16,7 @@ from pathlib import Path
 import docker.errors
 import docker.models.containers
 import requests.exceptions
+import urllib3.exceptions
 
 import docker
 from pystats_harness.errors import EngineUnavailable, ImageError, RunFailed
@@ -124,6 +125,38 @@ def ensure_volume(client: docker.DockerClient, name: str) -> None:
         client.volumes.create(name, labels={LABEL: "1"})
 
 
+def volume_size(client: docker.DockerClient, name: str) -> int | None:
+    """Bytes a named volume holds (None if it does not exist); asks the engine's disk usage."""
+    try:
+        usage = client.df()
+    except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
+        raise EngineUnavailable(f"the Docker engine did not report disk usage ({type(exc).__name__})") from None
+    for volume in usage.get("Volumes") or []:
+        if volume.get("Name") == name:
+            return int((volume.get("UsageData") or {}).get("Size", -1))
+    return None
+
+
+#: What the SDK raises when the engine goes away mid-call (killed, restarted, socket gone).
+ENGINE_GONE = (
+    requests.exceptions.ConnectionError,
+    requests.exceptions.ChunkedEncodingError,
+    urllib3.exceptions.ProtocolError,
+)
+
+
+@contextlib.contextmanager
+def _engine_answers(what: str) -> Iterator[None]:
+    """Turn the engine's disappearance during ``what`` into EngineUnavailable (exit 5), one line."""
+    try:
+        yield
+    except ENGINE_GONE:
+        raise EngineUnavailable(
+            f"the Docker engine stopped answering while {what}; start it again (e.g. scripts/install-host.sh) "
+            "and rerun the same command: leftovers are cleaned up then"
+        ) from None
+
+
 class Container:
     """One container: created on enter, always removed on exit (killed first if still running)."""
 
@@ -154,6 +187,10 @@ class Container:
                 detach=True,
             )
             self._container.start()
+        except ENGINE_GONE:
+            self._remove()
+            with _engine_answers(f"starting container {self.name}"):
+                raise
         except BaseException:
             self._remove()
             raise
@@ -163,25 +200,28 @@ class Container:
         """Combined stdout+stderr, line by line, until the container exits."""
         assert self._container is not None
         buffer = b""
-        for chunk in self._container.logs(stream=True, follow=True, stdout=True, stderr=True):
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                yield line.decode("utf-8", errors="replace")
+        with _engine_answers(f"reading the output of container {self.name}"):
+            for chunk in self._container.logs(stream=True, follow=True, stdout=True, stderr=True):
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    yield line.decode("utf-8", errors="replace")
         if buffer:
             yield buffer.decode("utf-8", errors="replace")
 
     def wait(self, timeout: float | None = None) -> int:
         assert self._container is not None
         try:
-            return int(self._container.wait(timeout=timeout)["StatusCode"])
+            with _engine_answers(f"waiting for container {self.name}"):
+                return int(self._container.wait(timeout=timeout)["StatusCode"])
         except requests.exceptions.ReadTimeout:
             raise RunFailed(f"container {self.name} did not finish within {timeout} s; it was killed") from None
 
     def output(self) -> tuple[str, str]:
         assert self._container is not None
-        out = self._container.logs(stdout=True, stderr=False).decode("utf-8", errors="replace")
-        err = self._container.logs(stdout=False, stderr=True).decode("utf-8", errors="replace")
+        with _engine_answers(f"reading the output of container {self.name}"):
+            out = self._container.logs(stdout=True, stderr=False).decode("utf-8", errors="replace")
+            err = self._container.logs(stdout=False, stderr=True).decode("utf-8", errors="replace")
         return out, err
 
     def _remove(self) -> None:
@@ -189,8 +229,8 @@ class Container:
             return
         try:
             self._container.remove(force=True, v=True)
-        except docker.errors.NotFound:
-            pass
+        except (docker.errors.NotFound, *ENGINE_GONE):
+            pass  # gone already, or the engine is: the next invocation reaps it (reap_orphans)
         except docker.errors.APIError:
             # The engine may still be tearing it down; one more forced attempt.
             with contextlib.suppress(docker.errors.APIError):

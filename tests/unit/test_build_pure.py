@@ -111,6 +111,8 @@ def test_build_group_is_per_image_flags_and_version() -> None:
     assert group.startswith("3.13-") and group == build_group(plan(jobs=9), ac)
     assert group != build_group(plan(flags=()), ac)
     assert build_group(plan(), "no version here").startswith("unknown-")
+    assert build_group(plan(), "m4_define([PYTHON_VERSION], [3.13])\n").startswith("3.13-")  # 3.12+
+    assert build_group(plan(), "m4_define(PYTHON_VERSION, 3.11)\n").startswith("3.11-")
 
 
 def test_build_container_mounts_the_source_read_only_and_has_no_network(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ TASKS = {
     "baseline",
     "bisect",
     "bisect-run",
+    "cache",
 }
 
 
@@ -48,6 +49,7 @@ def _declared_tasks() -> dict[str, dict]:
     spec = importlib.util.spec_from_file_location("tasks_under_test", ROOT / "tasks.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as invoke loads it: tasks.py collects its own tasks
     spec.loader.exec_module(module)
     declared = {}
     for name, task in module.ns.tasks.items():

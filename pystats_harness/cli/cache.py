@@ -1,0 +1,117 @@
+"""The cache task: list what the cache holds, verify entries against their recorded contents, prune."""
+
+from __future__ import annotations
+
+import time
+
+from rich.markup import escape
+from rich.table import Table
+
+from pystats_harness.build import integrity, prune
+from pystats_harness.build.cache import CacheEntry
+from pystats_harness.console import stdout_console
+from pystats_harness.errors import ConfigError, HarnessError
+from pystats_harness.infra import engine
+from pystats_harness.infra.context import Context
+
+ACTIONS = ("list", "verify", "prune")
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def _space(ctx: Context) -> list[tuple[str, str]]:
+    s = ctx.settings
+    rows = [
+        (name, prune.human(prune.du(path)))
+        for name, path in (
+            ("lanes (reused build directories)", s.cache_dir / "lanes"),
+            ("runs", s.runs_dir),
+            ("reports (validate, bisect)", s.cache_dir / "validate"),
+            ("bisect results and reports", s.cache_dir / "bisect"),
+            ("failed build logs", s.cache_dir / "logs"),
+            ("mirror", s.mirror_dir),
+        )
+    ]
+    try:
+        size = engine.volume_size(ctx.docker, s.ccache_volume)
+        rows.append((f"ccache (volume {s.ccache_volume})", prune.human(size) if size is not None else "not created"))
+    except HarnessError as exc:
+        rows.append((f"ccache (volume {s.ccache_volume})", f"unknown: {exc}"))
+    return rows
+
+
+def show(ctx: Context) -> None:
+    entries = prune.inventory(ctx.settings)
+    table = Table(title=f"builds in {ctx.settings.builds_dir}")
+    for column in ("revision", "sha", "patches", "python", "size", "created", "last used", "state", "key"):
+        table.add_column(column, justify="right" if column == "size" else "left")
+    for e in entries:
+        table.add_row(
+            escape(e.revision),
+            e.sha[:10],
+            ",".join(e.patches) or "-",
+            e.python,
+            prune.human(e.size),
+            _when(e.created),
+            _when(e.last_used),
+            e.state.value,
+            e.key,
+        )
+    out = stdout_console()
+    out.print(table)
+    total = sum(e.size for e in entries)
+    out.print(f"{len(entries)} build(s), {prune.human(total)}")
+    for name, size in _space(ctx):
+        out.print(f"{name:<36} {size}")
+
+
+def verify(ctx: Context) -> int:
+    """Check every complete entry; a damaged one is marked invalid (the next build replaces it)."""
+    out = stdout_console()
+    damaged = 0
+    for e in prune.inventory(ctx.settings):
+        if e.state is not prune.State.OK:
+            continue
+        problems = integrity.check(CacheEntry(e.path))
+        if not problems:
+            out.print(f"ok       {e.key}  {escape(e.revision)}")
+        elif [p.what for p in problems] == ["no record"]:
+            out.print(f"unknown  {e.key}  {escape(e.revision)}: made before contents were recorded; rebuild to verify")
+        else:
+            damaged += 1
+            integrity.invalidate(CacheEntry(e.path), problems)
+            shown = "; ".join(str(p) for p in problems[:3]) + (
+                f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+            )
+            out.print(f"[bold red]damaged[/] {e.key}  {escape(e.revision)}: {escape(shown)}; marked invalid")
+    return damaged
+
+
+def run_prune(ctx: Context, policy: prune.Policy, *, dry_run: bool) -> None:
+    result = prune.prune(ctx.settings, policy, dry_run=dry_run)
+    out = stdout_console()
+    verb = "would remove" if dry_run else "removed"
+    for e in result.removed:
+        out.print(f"{verb} {e.key}  {escape(e.revision)} ({prune.human(e.size)}, last used {_when(e.last_used)})")
+    for e in result.in_use:
+        out.print(f"kept    {e.key}  {escape(e.revision)}: in use by another invocation")
+    extra = "".join(f", {name} {prune.human(size)}" for name, size in result.extra.items() if size)
+    out.print(f"{verb} {len(result.removed)} build(s): {prune.human(result.freed)}{extra}")
+
+
+def cache(
+    ctx: Context, action: str, *, keep: int | None, max_size: str | None, older_than: float | None, dry_run: bool
+) -> int:
+    """Exit status: 0, or 1 when verify found damaged entries (they are marked invalid)."""
+    if action not in ACTIONS:
+        raise ConfigError(f"unknown cache action {action!r}; use one of: {', '.join(ACTIONS)}")
+    if action == "list":
+        show(ctx)
+    elif action == "verify":
+        return 1 if verify(ctx) else 0
+    else:
+        size = prune.parse_size(max_size) if max_size else None
+        run_prune(ctx, prune.Policy(keep=keep, max_size=size, older_than_days=older_than), dry_run=dry_run)
+    return 0
