@@ -53,21 +53,42 @@ def _served_entry_is_sound(harness: Harness, key: str) -> bool:
     return entry is None or integrity.check(entry) == []
 
 
+@pytest.fixture(scope="module")
+def fault_key(harness: Harness, flags_file: str) -> str:
+    dry = harness.invoke("build", "--rev", "v3.13.5", "--dry-run", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags_file)
+    assert dry.returncode == 0, dry.stderr
+    return _key(dry.stdout.splitlines())
+
+
+KILLED: list[int] = []
+
+
 @pytest.mark.parametrize("phase", PHASES)
-def test_sigkill_at_each_build_phase(harness: Harness, flags_file: str, phase: str) -> None:
+def test_sigkill_at_each_build_phase(harness: Harness, flags_file: str, fault_key: str, phase: str) -> None:
+    """kill -9 when the build announces ``phase``: no entry, or one whose contents check out."""
+    entry = harness.settings.builds_dir / fault_key
+    (entry / MARKER).unlink(missing_ok=True)
+    shutil.rmtree(entry, ignore_errors=True)  # each phase starts from no build of this key
     build = _build(harness, flags_file)
     build.wait_for(f"» {phase}", deadline=900)
     build.proc.kill()
     build.finish(timeout=120)
-    key, pid = _key(build.lines), build.proc.pid
-    sound = _served_entry_is_sound(harness, key)
+    KILLED.append(build.proc.pid)
+    sound = _served_entry_is_sound(harness, fault_key)
+    FAULTS.append((f"SIGKILL during {phase}", sound, 0 if sound else 1, -1))
     assert sound, "a killed build left an entry that does not match its contents"
+
+
+def test_after_the_kills_the_next_build_succeeds_and_leaves_nothing(
+    harness: Harness, flags_file: str, fault_key: str
+) -> None:
+    assert len(KILLED) == len(PHASES), "run with the SIGKILL tests before it"
     nxt = harness.invoke("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags_file, timeout=1800)
     assert nxt.returncode == 0, nxt.stdout[-2000:] + nxt.stderr[-2000:]
-    left = _leftovers(harness, pid)
-    entry = lookup(harness.settings.builds_dir, key)
+    entry = lookup(harness.settings.builds_dir, fault_key)
     assert entry is not None and integrity.check(entry) == []
-    FAULTS.append((f"SIGKILL during {phase}", not left and sound, 0 if sound else 1, len(left)))
+    left = [item for pid in KILLED for item in _leftovers(harness, pid)]
+    FAULTS[:] = [(f, s, d, len(left) if n == -1 else n) for f, s, d, n in FAULTS]
     assert left == [], left
 
 
