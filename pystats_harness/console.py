@@ -60,5 +60,10 @@ class Reporter:
             self._status.update(f"[bold]{escape(self._phase)}[/] {elapsed:5.0f} s  [dim]{escape(text[-100:])}[/]")
 
 
+#: Width of tables written to a file or a pipe (a terminal's own width is used otherwise), so that
+#: keys, shas and counter names are never cut short in logs.
+PIPE_WIDTH = 200
+
+
 def stdout_console() -> Console:
-    return Console(file=sys.stdout, highlight=False, soft_wrap=True)
+    return Console(file=sys.stdout, highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)

@@ -17,7 +17,7 @@ import pytest
 from pystats_harness.build import integrity
 from pystats_harness.build.cache import MARKER, CacheEntry, lookup
 from pystats_harness.infra import engine
-from tests.integration.conftest import FAULTS, ROOT, Harness, Streamed
+from tests.integration.conftest import FAULTS, ROOT, Harness, Streamed, make_commit
 
 FLAGS = "--with-computed-gotos"  # a build of v3.13.5 of its own (its own key), shared by these tests
 PHASES = ("checkout", "configure", "make", "install", "fingerprint", "commit")
@@ -235,3 +235,35 @@ def test_the_engine_stops_mid_run(harness: Harness) -> None:
     left = engine.connect().containers.list(all=True, filters={"label": f"{engine.LABEL}.pid={run.pid}"})
     assert left == [], [c.name for c in left]
     FAULTS.append(("Docker engine killed mid-run", True, 0, len(left)))
+
+
+def test_four_invocations_on_different_revisions_share_the_cache(harness: Harness) -> None:
+    """Four bisect-run invocations at once, each on its own new commit: they build through the same
+    ccache, lanes and mirror; every one measures its commit and every build checks out afterwards."""
+    mirror = harness.settings.mirror_dir
+    base = subprocess.run(
+        ["git", "--git-dir", str(mirror), "rev-parse", "v3.13.5^{commit}"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    stamp = time.strftime("%Y%m%d%H%M%S")
+    files = ("Objects/floatobject.c", "Objects/longobject.c", "Objects/listobject.c", "Objects/dictobject.c")
+    shas = []
+    for n, path in enumerate(files):
+        text = subprocess.run(
+            ["git", "--git-dir", str(mirror), "show", f"{base}:{path}"], capture_output=True, text=True, check=True
+        ).stdout
+        change = {path: ("100644", text + f"/* concurrency test {stamp} {n} */\n")}
+        shas.append(make_commit(mirror, base, change, f"concurrency test {n}", f"test/concurrent-{n}"))
+    metric = "opcode.BINARY_OP.specialization.hit / family.BINARY_OP.execution_count"
+    runs = [
+        harness.popen("bisect-run", "--rev", sha, "--workload", "nbody", "--metric", metric, "--threshold", "0.5")
+        for sha in shas
+    ]
+    outputs = [run.communicate(timeout=2400)[0] for run in runs]
+    for sha, run, output in zip(shas, runs, outputs, strict=True):
+        assert run.returncode in (0, 1), f"{sha[:10]} exit {run.returncode}:\n{output[-3000:]}"
+        assert f"bisect-run {sha[:10]}" in output, output[-2000:]
+    verify = harness.invoke("cache", "verify")
+    assert verify.returncode == 0 and "damaged" not in verify.stdout, verify.stdout
+    fsck = subprocess.run(["git", "--git-dir", str(mirror), "worktree", "list"], capture_output=True, text=True)
+    assert fsck.returncode == 0 and "wt-" not in fsck.stdout, fsck.stdout
+    FAULTS.append(("four invocations on four revisions at once", True, 0, 0))
