@@ -173,6 +173,7 @@ def validate(
     workloads: str | None = None,
     jobs: int = 2,
     out: str | None = None,
+    require_baseline: bool = False,
 ) -> None:
     """Prove the stats of a build are reliable: fingerprint, canaries, leakage, isolation, baselines."""
     from pystats_harness.cli import validate as cli
@@ -180,7 +181,7 @@ def validate(
     ctx = _context(c)
     rev = rev or ctx.settings.default_rev
     report = cli.run_validate(ctx, rev, patches, workloads=workloads, jobs=int(jobs), out=out)
-    error = report.error()
+    error = report.error(require_baseline=require_baseline)
     if error is not None:
         raise error
 

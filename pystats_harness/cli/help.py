@@ -57,6 +57,8 @@ VALIDATE: dict[str, str] = {
     "workloads": "comma-separated suite workloads (default: all in configs/suite.toml)",
     "jobs": "parallel containers (default 2)",
     "out": "directory for validation.json, validation.md and deviation.png",
+    "require_baseline": "fail (exit 24) when no baseline is recorded for this Python version; without it the "
+    "baselines step is skipped for such versions (every development commit)",
 }
 
 BASELINE: dict[str, str] = {

@@ -220,7 +220,10 @@ def step_baselines(
             f"{len(findings)} counter(s) outside tolerance in {', '.join(sorted({f['workload'] for f in findings}))}",
         )
     elif missing:
-        status, summary = StepStatus.NO_BASELINE, f"no baseline for Python {version}: {', '.join(missing)}"
+        status, summary = (
+            StepStatus.NO_BASELINE,
+            f"no baseline for Python {version}: {', '.join(missing)} (skipped; record one with invoke baseline)",
+        )
     else:
         status, summary = StepStatus.PASS, f"{len(workloads)} workloads match their baselines within tolerance"
     return StepResult(Step.BASELINES, status, summary, tuple(findings)), deviation

@@ -72,6 +72,7 @@ def test_baseline_records_manual_per_loop_stats(harness: Harness, tmp_path: Path
         "v3.13.5",
         "--workloads",
         "nbody",
+        "--require-baseline",
         INVOKE_PYSTATS_BASELINES_DIR=str(empty),
     )
     assert out.returncode == 24 and "no baseline" in out.stderr and "invoke baseline" in out.stderr

@@ -37,10 +37,19 @@ def report(*statuses: str) -> ValidationReport:
     ],
 )
 def test_exit_code_per_outcome(statuses: tuple[str, ...], error: type | None) -> None:
-    got = report(*statuses).error()
+    got = report(*statuses).error(require_baseline=True)
     assert (type(got) if got else None) is error
     if got is not None and statuses.count("fail") > 1:
         assert "leakage" in str(got) and "fingerprint" in str(got)  # every failed step is named
+
+
+def test_a_version_without_baseline_passes_unless_one_is_required() -> None:
+    """Development commits have no recorded baseline: the step is skipped, not failed."""
+    skipped = report("pass", "pass", "pass", "pass", "no baseline")
+    assert skipped.error() is None
+    required = skipped.error(require_baseline=True)
+    assert isinstance(required, NoBaseline) and "invoke baseline --rev v3.13.5" in str(required)
+    assert isinstance(report("pass", "pass", "fail", "pass", "no baseline").error(), LeakageFound)
 
 
 def test_distinct_codes() -> None:

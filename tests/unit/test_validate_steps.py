@@ -243,7 +243,7 @@ def test_baselines_missing_file_names_the_version(tmp_path: Path, suite: SuiteCo
     baseline.record("3.12.0", W, PER_LOOP, {}, tmp_path)  # another version's baseline does not count
     result, deviation = step_baselines(baseline_runs(suite, PER_LOOP), {W: LOOPS}, suite, "3.13.5", tmp_path)
     assert (result.status, result.findings, deviation) == (StepStatus.NO_BASELINE, (), {})
-    assert result.summary == f"no baseline for Python 3.13.5: {W}"
+    assert result.summary == f"no baseline for Python 3.13.5: {W} (skipped; record one with invoke baseline)"
 
 
 @pytest.mark.parametrize(
