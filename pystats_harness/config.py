@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,10 @@ DEFAULTS: dict[str, Any] = {
     "default_rev": "v3.13.5",
     "keep_containers": "false",
     "run_timeout": "900",
+    "run_memory": "2g",
+    "run_pids": "512",
+    "build_memory": "8g",
+    "build_pids": "4096",
     "ccache_volume": "pystats-harness-ccache",
     "wheelhouse_dir": "~/.cache/pystats-harness/wheelhouse",
     "baselines_dir": "configs/baselines",
@@ -51,6 +56,10 @@ class Settings:
     default_rev: str
     keep_containers: bool
     run_timeout: int
+    run_memory: str  # a size the engine reads ("2g"), validated and lower-cased
+    run_pids: int
+    build_memory: str
+    build_pids: int
     ccache_volume: str
     wheelhouse_dir: Path
     baselines_dir: Path
@@ -101,6 +110,29 @@ def _as_int(key: str, value: Any) -> int:
         raise ConfigError(f"setting pystats.{key}={value!r} is not an integer") from None
 
 
+#: Bytes per unit of a size setting; the engine refuses a memory limit under 6 MiB.
+_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+_MIN_MEMORY = 6 * 1024**2
+
+
+def _as_size(key: str, value: Any) -> str:
+    """A memory size as the engine reads it: digits and an optional unit b, k, m or g ("512m", "2g")."""
+    text = str(value).strip().lower()
+    match = re.fullmatch(r"(\d+)([bkmg]?)", text)
+    if match is None:
+        raise ConfigError(f"setting pystats.{key}={value!r} is not a size; use digits and a unit, like 512m or 2g")
+    if int(match[1]) * _UNITS[match[2]] < _MIN_MEMORY:
+        raise ConfigError(f"setting pystats.{key}={value!r} is below the engine's minimum memory limit of 6m")
+    return text
+
+
+def _as_positive(key: str, value: Any) -> int:
+    number = _as_int(key, value)
+    if number < 1:
+        raise ConfigError(f"setting pystats.{key}={number} must be at least 1")
+    return number
+
+
 def _project_path(text: str) -> Path:
     path = Path(os.path.expanduser(text))
     return path if path.is_absolute() else PROJECT_ROOT / path
@@ -133,6 +165,10 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         default_rev=str(merged["default_rev"]),
         keep_containers=_as_bool("keep_containers", merged["keep_containers"]),
         run_timeout=_as_int("run_timeout", merged["run_timeout"]),
+        run_memory=_as_size("run_memory", merged["run_memory"]),
+        run_pids=_as_positive("run_pids", merged["run_pids"]),
+        build_memory=_as_size("build_memory", merged["build_memory"]),
+        build_pids=_as_positive("build_pids", merged["build_pids"]),
         ccache_volume=str(merged["ccache_volume"]),
         wheelhouse_dir=Path(os.path.expanduser(str(merged["wheelhouse_dir"]))).resolve(),
         baselines_dir=_project_path(str(merged["baselines_dir"])),

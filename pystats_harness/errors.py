@@ -7,6 +7,7 @@ argv, exit status and stderr tail), so that nothing ever parses a message back.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -69,14 +70,27 @@ class ImageError(HarnessError):
 
 
 class BuildFailed(HarnessError):
-    """configure, make or make install failed; carries the phase, the log tail and the log path."""
+    """configure, make or make install failed; carries the phase, the log tail, the log path and,
+    when the build container was OOM-killed, the memory limit it reached."""
 
     exit_code = 7
 
-    def __init__(self, *, phase: str, commit: str, status: int, log_tail: Sequence[str], log_path: Path) -> None:
+    def __init__(
+        self,
+        *,
+        phase: str,
+        commit: str,
+        status: int,
+        log_tail: Sequence[str],
+        log_path: Path,
+        memory_limit: str | None = None,
+    ) -> None:
+        reached = f"; memory limit ({memory_limit}) reached: raise pystats.build_memory" if memory_limit else ""
         super().__init__(
-            f"{phase} failed for {commit} (exit {status}); last {len(log_tail)} log lines above; full log: {log_path}"
+            f"{phase} failed for {commit} (exit {status}){reached}; last {len(log_tail)} log lines above; "
+            f"full log: {log_path}"
         )
+        self.memory_limit = memory_limit
         self.phase = phase
         self.commit = commit
         self.status = status
@@ -137,6 +151,35 @@ class RunFailed(HarnessError):
     """A run of a built interpreter could not be carried out."""
 
     exit_code = 14
+
+
+class Resource(enum.Enum):
+    """What a run container is limited in (the settings ``run_memory`` and ``run_pids``)."""
+
+    MEMORY = "memory"
+    PROCESSES = "process"
+
+
+class LimitReached(RunFailed):
+    """A run was stopped by its memory or process limit; carries which one, its value and the run's directory."""
+
+    exit_code = 15
+
+    def __init__(self, *, label: str, resource: Resource, limit: str, setting: str, run_dir: Path) -> None:
+        how = (
+            "the kernel OOM-killed it"
+            if resource is Resource.MEMORY
+            else "it could not start another process or thread"
+        )
+        super().__init__(
+            f"{resource.value} limit ({limit}) reached by run '{label}': {how}; output kept in {run_dir}; "
+            f"raise pystats.{setting} if the workload really needs more"
+        )
+        self.label = label
+        self.resource = resource
+        self.limit = limit
+        self.setting = setting
+        self.run_dir = run_dir
 
 
 class EndpointsDoNotDiffer(ConfigError):
