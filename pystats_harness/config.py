@@ -30,8 +30,12 @@ DEFAULTS: dict[str, Any] = {
     "default_rev": "v3.13.5",
     "keep_containers": "false",
     "run_timeout": "900",
+    # Limits of a run container: the reference suite peaks at ~50 MiB and 2 processes (pyperf runs its
+    # workers one at a time). A Python fork bomb costs ~4.6 MiB per process, so it reaches 256
+    # processes (~1.2 GiB) before 2g and is reported as what it is.
     "run_memory": "2g",
-    "run_pids": "512",
+    "run_pids": "256",
+    # A build's: make -jN with cc1 processes of up to a few hundred MiB each; raise for large N.
     "build_memory": "8g",
     "build_pids": "4096",
     "ccache_volume": "pystats-harness-ccache",

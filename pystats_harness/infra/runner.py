@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from pystats_harness.errors import LimitReached, NotBuilt, Resource
+from pystats_harness.errors import Limit, LimitReached, NotBuilt, Resource
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
 
@@ -113,13 +113,14 @@ PROCESS_LIMIT_SIGNS = (
 )
 
 
-def limit_reached(result: engine.ContainerResult) -> Resource | None:
-    """Pure: the limit that stopped a run, if one did (OOM-killed; or failed while refused a process)."""
-    if result.oom_killed:
-        return Resource.MEMORY
+def limits_reached(result: engine.ContainerResult) -> tuple[Resource, ...]:
+    """Pure: the limits that stopped a run: refused a process (and failed), OOM-killed, or both."""
+    reached = []
     if result.exit_code != 0 and any(sign in result.stderr for sign in PROCESS_LIMIT_SIGNS):
-        return Resource.PROCESSES
-    return None
+        reached.append(Resource.PROCESSES)
+    if result.oom_killed:
+        reached.append(Resource.MEMORY)
+    return tuple(reached)
 
 
 def make_stats_dir(run_dir: Path) -> Path:
@@ -159,11 +160,11 @@ def run_python(
     files = tuple(sorted((run_dir / "py_stats").glob("*"))) if request.stats_dir else ()
     (run_dir / "stdout.txt").write_text(result.stdout)
     (run_dir / "stderr.txt").write_text(result.stderr)
-    resource = limit_reached(result)
-    if resource is not None:
-        limit, setting = {
-            Resource.MEMORY: (settings.run_memory, "run_memory"),
-            Resource.PROCESSES: (str(settings.run_pids), "run_pids"),
-        }[resource]
-        raise LimitReached(label=request.label, resource=resource, limit=limit, setting=setting, run_dir=run_dir)
+    reached = limits_reached(result)
+    if reached:
+        limits = {
+            Resource.PROCESSES: Limit(Resource.PROCESSES, str(settings.run_pids), "run_pids"),
+            Resource.MEMORY: Limit(Resource.MEMORY, settings.run_memory, "run_memory"),
+        }
+        raise LimitReached(label=request.label, limits=[limits[r] for r in reached], run_dir=run_dir)
     return RunResult(result.exit_code, result.stdout, result.stderr, run_dir, files, seconds)

@@ -59,7 +59,7 @@ def test_bad_settings_are_one_clear_line(raw: dict, fragment: str) -> None:
 
 def test_limits_default_and_override() -> None:
     s = load_settings({})
-    assert (s.run_memory, s.run_pids, s.build_memory, s.build_pids) == ("2g", 512, "8g", 4096)
+    assert (s.run_memory, s.run_pids, s.build_memory, s.build_pids) == ("2g", 256, "8g", 4096)
     s = load_settings({"run_memory": " 256M ", "run_pids": "64", "build_memory": 12884901888, "build_pids": 100})
     assert (s.run_memory, s.run_pids, s.build_memory, s.build_pids) == ("256m", 64, "12884901888", 100)
     assert load_settings({"run_memory": "6m"}).run_memory == "6m" and load_settings({"run_pids": 1}).run_pids == 1

@@ -19,6 +19,7 @@ from pystats_harness.errors import (
     ConfigError,
     EngineUnavailable,
     Interrupted,
+    Limit,
     LimitReached,
     MirrorError,
     PatchError,
@@ -37,7 +38,7 @@ from pystats_harness.infra.runner import (
     STATS_DIR_IN_CONTAINER,
     RunRequest,
     container_spec,
-    limit_reached,
+    limits_reached,
     make_stats_dir,
 )
 
@@ -111,28 +112,45 @@ BlockingIOError: [Errno 11] Resource temporarily unavailable
 @pytest.mark.parametrize(
     "result, expected",
     [
-        (engine.ContainerResult(137, "", "", oom_killed=True), Resource.MEMORY),
-        (engine.ContainerResult(1, "", FORK_BOMB_STDERR), Resource.PROCESSES),
-        (engine.ContainerResult(1, "", "RuntimeError: can't start new thread\n"), Resource.PROCESSES),
-        (engine.ContainerResult(2, "", "sh: 1: Cannot fork\n"), Resource.PROCESSES),
-        (engine.ContainerResult(0, "", FORK_BOMB_STDERR), None),  # refused a fork, coped, succeeded
-        (engine.ContainerResult(1, "", "ValueError: nope\n"), None),
-        (engine.ContainerResult(0, "ok", ""), None),
+        (engine.ContainerResult(137, "", "", oom_killed=True), (Resource.MEMORY,)),
+        (engine.ContainerResult(1, "", FORK_BOMB_STDERR), (Resource.PROCESSES,)),
+        (engine.ContainerResult(137, "", FORK_BOMB_STDERR, oom_killed=True), (Resource.PROCESSES, Resource.MEMORY)),
+        (engine.ContainerResult(1, "", "RuntimeError: can't start new thread\n"), (Resource.PROCESSES,)),
+        (engine.ContainerResult(2, "", "sh: 1: Cannot fork\n"), (Resource.PROCESSES,)),
+        (engine.ContainerResult(0, "", FORK_BOMB_STDERR), ()),  # refused a fork, coped, succeeded
+        (engine.ContainerResult(1, "", "ValueError: nope\n"), ()),
+        (engine.ContainerResult(0, "ok", ""), ()),
     ],
-    ids=["oom-killed", "fork refused", "thread refused", "shell fork refused", "coped", "other failure", "fine"],
+    ids=[
+        "oom-killed",
+        "fork refused",
+        "forks cost memory",
+        "thread refused",
+        "shell fork refused",
+        "coped",
+        "other failure",
+        "fine",
+    ],
 )
-def test_which_limit_stopped_a_run(result: engine.ContainerResult, expected: Resource | None) -> None:
-    assert limit_reached(result) is expected
+def test_which_limits_stopped_a_run(result: engine.ContainerResult, expected: tuple[Resource, ...]) -> None:
+    assert limits_reached(result) == expected
 
 
 def test_a_reached_limit_is_one_line_with_its_exit_code(tmp_path: Path) -> None:
-    exc = LimitReached(label="run", resource=Resource.MEMORY, limit="2g", setting="run_memory", run_dir=tmp_path)
-    assert isinstance(exc, RunFailed) and exc.limit == "2g" and exc.resource is Resource.MEMORY
+    memory = Limit(Resource.MEMORY, "2g", "run_memory")
+    exc = LimitReached(label="run", limits=[memory], run_dir=tmp_path)
+    assert isinstance(exc, RunFailed) and exc.limits == (memory,) and exc.resources == (Resource.MEMORY,)
     line, code = error_exit(exc) or ("", 0)
-    assert code == 15 and line.startswith("error: memory limit (2g) reached by run 'run': the kernel OOM-killed it;")
-    assert line.endswith("raise pystats.run_memory if the workload really needs more") and "\n" not in line
-    pids = LimitReached(label="x", resource=Resource.PROCESSES, limit="512", setting="run_pids", run_dir=tmp_path)
-    assert str(pids).startswith("process limit (512) reached by run 'x': it could not start another process")
+    assert code == 15 and line == (
+        f"error: memory limit (2g) reached by run 'run': the kernel OOM-killed it; output kept in {tmp_path}; "
+        "raise pystats.run_memory if the workload really needs more"
+    )
+    both = LimitReached(label="x", limits=[Limit(Resource.PROCESSES, "256", "run_pids"), memory], run_dir=tmp_path)
+    assert str(both).startswith(
+        "process limit (256) and memory limit (2g) reached by run 'x': it could not start another process or "
+        "thread and the kernel OOM-killed it;"
+    )
+    assert str(both).endswith("raise pystats.run_pids and pystats.run_memory if the workload really needs more")
 
 
 def test_a_build_that_reached_its_memory_limit_says_so() -> None:
