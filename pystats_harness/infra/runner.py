@@ -145,6 +145,7 @@ def run_python(
     """Run ``python3 ARGS`` of ``interpreter`` in a fresh container; stats files come back to the host.
 
     ``image`` and ``require_complete=False`` are for runs during a build, before the entry is complete.
+    A run stopped by its process or memory limit raises LimitReached (its output stays in its run dir).
     """
     if require_complete and not interpreter.complete():
         raise NotBuilt(f"build {interpreter.key} is not complete; run `invoke build` first")
