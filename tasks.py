@@ -86,7 +86,7 @@ def build(
 @task(help=options.RUN)
 @_mapped
 def run(c: Context, rev: str | None = None, patches: str = "auto", no_stats_dir: bool = False) -> None:
-    """Run the built interpreter in a fresh container: invoke run --rev REV -- ARGS..."""
+    """Run the built interpreter in a fresh, confined container: invoke run --rev REV -- ARGS..."""
     from pystats_harness.cli import build as cli
 
     ctx = _context(c)

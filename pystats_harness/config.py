@@ -30,6 +30,14 @@ DEFAULTS: dict[str, Any] = {
     "default_rev": "v3.13.5",
     "keep_containers": "false",
     "run_timeout": "900",
+    # Limits of a run container: the reference suite peaks at ~50 MiB and 2 processes (pyperf runs its
+    # workers one at a time). A Python fork bomb costs ~4.6 MiB per process, so it reaches 256
+    # processes (~1.2 GiB) before 2g and is reported as what it is.
+    "run_memory": "2g",
+    "run_pids": "256",
+    # A build's: make -jN with cc1 processes of up to a few hundred MiB each; raise for large N.
+    "build_memory": "8g",
+    "build_pids": "4096",
     "ccache_volume": "pystats-harness-ccache",
     "wheelhouse_dir": "~/.cache/pystats-harness/wheelhouse",
     "baselines_dir": "configs/baselines",
@@ -53,6 +61,10 @@ class Settings:
     default_rev: str
     keep_containers: bool
     run_timeout: int
+    run_memory: str  # a size the engine reads ("2g"), validated and lower-cased
+    run_pids: int
+    build_memory: str
+    build_pids: int
     ccache_volume: str
     wheelhouse_dir: Path
     baselines_dir: Path
@@ -104,13 +116,36 @@ def _as_int(key: str, value: Any) -> int:
         raise ConfigError(f"setting pystats.{key}={value!r} is not an integer") from None
 
 
-def _as_size(key: str, value: Any) -> str:
+def _as_cache_size(key: str, value: Any) -> str:
     text = str(value).strip()
     if text and not re.fullmatch(r"(?i)\d+(\.\d+)?\s*[kmgt]?i?b?", text):
         raise ConfigError(
             f"setting pystats.{key}={value!r} is not a size; write e.g. 500M, 20G or 1.5T (empty: no limit)"
         )
     return text
+
+
+#: Bytes per unit of a size setting; the engine refuses a memory limit under 6 MiB.
+_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+_MIN_MEMORY = 6 * 1024**2
+
+
+def _as_size(key: str, value: Any) -> str:
+    """A memory size as the engine reads it: digits and an optional unit b, k, m or g ("512m", "2g")."""
+    text = str(value).strip().lower()
+    match = re.fullmatch(r"(\d+)([bkmg]?)", text)
+    if match is None:
+        raise ConfigError(f"setting pystats.{key}={value!r} is not a size; use digits and a unit, like 512m or 2g")
+    if int(match[1]) * _UNITS[match[2]] < _MIN_MEMORY:
+        raise ConfigError(f"setting pystats.{key}={value!r} is below the engine's minimum memory limit of 6m")
+    return text
+
+
+def _as_positive(key: str, value: Any) -> int:
+    number = _as_int(key, value)
+    if number < 1:
+        raise ConfigError(f"setting pystats.{key}={number} must be at least 1")
+    return number
 
 
 def _project_path(text: str) -> Path:
@@ -145,10 +180,14 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         default_rev=str(merged["default_rev"]),
         keep_containers=_as_bool("keep_containers", merged["keep_containers"]),
         run_timeout=_as_int("run_timeout", merged["run_timeout"]),
+        run_memory=_as_size("run_memory", merged["run_memory"]),
+        run_pids=_as_positive("run_pids", merged["run_pids"]),
+        build_memory=_as_size("build_memory", merged["build_memory"]),
+        build_pids=_as_positive("build_pids", merged["build_pids"]),
         ccache_volume=str(merged["ccache_volume"]),
         wheelhouse_dir=Path(os.path.expanduser(str(merged["wheelhouse_dir"]))).resolve(),
         baselines_dir=_project_path(str(merged["baselines_dir"])),
-        cache_max_size=_as_size("cache_max_size", merged["cache_max_size"]),
+        cache_max_size=_as_cache_size("cache_max_size", merged["cache_max_size"]),
     )
 
 

@@ -7,6 +7,7 @@ argv, exit status and stderr tail), so that nothing ever parses a message back.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -69,14 +70,27 @@ class ImageError(HarnessError):
 
 
 class BuildFailed(HarnessError):
-    """configure, make or make install failed; carries the phase, the log tail and the log path."""
+    """configure, make or make install failed; carries the phase, the log tail, the log path and,
+    when the build container was OOM-killed, the memory limit it reached."""
 
     exit_code = 7
 
-    def __init__(self, *, phase: str, commit: str, status: int, log_tail: Sequence[str], log_path: Path) -> None:
+    def __init__(
+        self,
+        *,
+        phase: str,
+        commit: str,
+        status: int,
+        log_tail: Sequence[str],
+        log_path: Path,
+        memory_limit: str | None = None,
+    ) -> None:
+        reached = f"; memory limit ({memory_limit}) reached: raise pystats.build_memory" if memory_limit else ""
         super().__init__(
-            f"{phase} failed for {commit} (exit {status}); last {len(log_tail)} log lines above; full log: {log_path}"
+            f"{phase} failed for {commit} (exit {status}){reached}; last {len(log_tail)} log lines above; "
+            f"full log: {log_path}"
         )
+        self.memory_limit = memory_limit
         self.phase = phase
         self.commit = commit
         self.status = status
@@ -150,6 +164,51 @@ class DiskFull(HarnessError):
             "Free space (e.g. `invoke cache prune --max-size 20G`) or set pystats.cache_dir to a larger disk"
         )
         self.where = where
+
+
+class Resource(enum.Enum):
+    """What a run container is limited in (the settings ``run_pids`` and ``run_memory``)."""
+
+    PROCESSES = "process"
+    MEMORY = "memory"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One limit of a run: what it limits, its value as set ("2g", "256") and the setting's name."""
+
+    resource: Resource
+    value: str
+    setting: str
+
+    @property
+    def what_happened(self) -> str:
+        if self.resource is Resource.MEMORY:
+            return "the kernel OOM-killed it"
+        return "it could not start another process or thread"
+
+
+class LimitReached(RunFailed):
+    """A run was stopped by its process or memory limit (a fork bomb may reach both: each process costs
+    memory); carries the limits reached and the run's directory."""
+
+    exit_code = 16
+
+    def __init__(self, *, label: str, limits: Sequence[Limit], run_dir: Path) -> None:
+        named = " and ".join(f"{limit.resource.value} limit ({limit.value})" for limit in limits)
+        how = " and ".join(limit.what_happened for limit in limits)
+        settings = " and ".join(f"pystats.{limit.setting}" for limit in limits)
+        super().__init__(
+            f"{named} reached by run '{label}': {how}; output kept in {run_dir}; "
+            f"raise {settings} if the workload really needs more"
+        )
+        self.label = label
+        self.limits = tuple(limits)
+        self.run_dir = run_dir
+
+    @property
+    def resources(self) -> tuple[Resource, ...]:
+        return tuple(limit.resource for limit in self.limits)
 
 
 class EndpointsDoNotDiffer(ConfigError):

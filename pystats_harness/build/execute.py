@@ -54,7 +54,12 @@ class Workspace:
 
 
 def container_spec(ctx: Context, plan: BuildPlan, ws: Workspace) -> engine.ContainerSpec:
-    """Pure: the build container (sources read-only, no network, the persistent ccache volume)."""
+    """Pure: the build container (sources read-only, no network, the persistent ccache volume).
+
+    Confined like a run except for its user: it stays root to write the root-owned bind mounts, but
+    without capabilities. The root file system is read-only (everything is written to the mounts
+    and the in-memory /tmp); memory and processes are limited by their own, larger settings.
+    """
     settings = ctx.settings
     return engine.ContainerSpec(
         image=plan.image_id,
@@ -69,6 +74,12 @@ def container_spec(ctx: Context, plan: BuildPlan, ws: Workspace) -> engine.Conta
         env={"CCACHE_DIR": "/ccache", "CCACHE_BASEDIR": "/", "CCACHE_NOHASHDIR": "1"},
         workdir="/build",
         name_prefix="pystats-harness-build",
+        read_only_root=True,
+        tmpfs=("/tmp",),
+        cap_drop=("ALL",),
+        no_new_privileges=True,
+        memory=settings.build_memory,
+        pids=settings.build_pids,
     )
 
 
@@ -96,12 +107,18 @@ def _run_build_container(ctx: Context, plan: BuildPlan, ws: Workspace) -> dict[s
                 else:
                     reporter.line(event.text)
         status = container.wait()
+        oom_killed = status != 0 and container.oom_killed()
     if status != 0:
         failed_log = settings.cache_dir / "logs" / f"{plan.key}-{time.strftime('%Y%m%dT%H%M%S')}.log"
         failed_log.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(log_path, failed_log)
         raise BuildFailed(
-            phase=log.phase or "build", commit=plan.commit.short, status=status, log_tail=log.tail, log_path=failed_log
+            phase=log.phase or "build",
+            commit=plan.commit.short,
+            status=status,
+            log_tail=log.tail,
+            log_path=failed_log,
+            memory_limit=settings.build_memory if oom_killed else None,
         )
     return log.facts()
 

@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import docker.errors
 import docker.models.containers
@@ -45,6 +46,18 @@ class ContainerSpec:
     workdir: str | None = None
     network: bool = False
     name_prefix: str = "pystats-harness"
+    # Confinement; each default is the engine's own (unconfined). Runs and builds set them all.
+    user: str | None = None  # "uid:gid"; None: the image's user (root)
+    read_only_root: bool = False  # the image's file system read-only; only mounts and ``tmpfs`` writable
+    tmpfs: tuple[str, ...] = ()  # writable in-memory directories (charged to the memory limit)
+    cap_drop: tuple[str, ...] = ()  # ("ALL",): no capabilities, not even root's
+    no_new_privileges: bool = False  # setuid binaries gain nothing
+    memory: str | None = None  # "2g": hard limit without swap; reaching it gets the container OOM-killed
+    pids: int | None = None  # processes + threads the container may have at once
+
+
+#: Mount options of a ``tmpfs`` directory (the engine's default adds ``noexec``).
+TMPFS_OPTIONS = "rw,exec,nosuid,nodev,mode=1777"
 
 
 @dataclass(frozen=True)
@@ -52,6 +65,31 @@ class ContainerResult:
     exit_code: int
     stdout: str
     stderr: str
+    oom_killed: bool = False  # the kernel killed a process of the container at its memory limit
+
+
+def create_options(spec: ContainerSpec) -> dict[str, Any]:
+    """Pure: the keyword arguments of ``containers.create`` for ``spec`` (name and labels aside)."""
+    return {
+        "command": list(spec.command),
+        "mounts": [
+            docker.types.Mount(
+                target=m.target, source=m.source, type="volume" if m.volume else "bind", read_only=m.read_only
+            )
+            for m in spec.mounts
+        ],
+        "environment": dict(spec.env),
+        "working_dir": spec.workdir,
+        "network_mode": None if spec.network else "none",
+        "user": spec.user,
+        "read_only": spec.read_only_root,
+        "tmpfs": {path: TMPFS_OPTIONS for path in spec.tmpfs} or None,
+        "cap_drop": list(spec.cap_drop) or None,
+        "security_opt": ["no-new-privileges"] if spec.no_new_privileges else None,
+        "mem_limit": spec.memory,
+        "memswap_limit": spec.memory,  # the same value: no swap on top of the limit
+        "pids_limit": spec.pids,
+    }
 
 
 def connect() -> docker.DockerClient:
@@ -168,23 +206,13 @@ class Container:
         self._container: docker.models.containers.Container | None = None
 
     def __enter__(self) -> Container:
-        mounts = [
-            docker.types.Mount(
-                target=m.target, source=m.source, type="volume" if m.volume else "bind", read_only=m.read_only
-            )
-            for m in self.spec.mounts
-        ]
         try:
             self._container = self.client.containers.create(
                 self.spec.image,
-                command=list(self.spec.command),
                 name=self.name,
-                mounts=mounts,
-                environment=dict(self.spec.env),
-                working_dir=self.spec.workdir,
-                network_mode=None if self.spec.network else "none",
                 labels={LABEL: "1", f"{LABEL}.pid": str(os.getpid())},
                 detach=True,
+                **create_options(self.spec),
             )
             self._container.start()
         except ENGINE_GONE:
@@ -217,6 +245,12 @@ class Container:
         except requests.exceptions.ReadTimeout:
             raise RunFailed(f"container {self.name} did not finish within {timeout} s; it was killed") from None
 
+    def oom_killed(self) -> bool:
+        """Whether the kernel OOM-killed a process of the (exited) container at its memory limit."""
+        assert self._container is not None
+        self._container.reload()
+        return bool(self._container.attrs.get("State", {}).get("OOMKilled"))
+
     def output(self) -> tuple[str, str]:
         assert self._container is not None
         with _engine_answers(f"reading the output of container {self.name}"):
@@ -247,7 +281,7 @@ def run(
     with Container(client, spec, keep=keep) as container:
         code = container.wait(timeout=timeout)
         out, err = container.output()
-        return ContainerResult(code, out, err)
+        return ContainerResult(code, out, err, oom_killed=container.oom_killed())
 
 
 def reap_orphans(client: docker.DockerClient) -> list[str]:

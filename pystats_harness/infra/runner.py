@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Mapping
@@ -9,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from pystats_harness.errors import NotBuilt
+from pystats_harness.errors import Limit, LimitReached, NotBuilt, Resource
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
 
@@ -17,6 +18,9 @@ STATS_DIR_IN_CONTAINER = "/tmp/py_stats"
 PREFIX_IN_CONTAINER = "/opt/pystats"
 PYTHON_IN_CONTAINER = f"{PREFIX_IN_CONTAINER}/bin/python3"
 SOURCE_IN_CONTAINER = "/src"
+#: Runs execute arbitrary code as nobody:nogroup (Debian), never as root.
+RUN_UID = 65534
+RUN_USER = f"{RUN_UID}:{RUN_UID}"
 
 
 class Interpreter(Protocol):
@@ -68,26 +72,66 @@ def new_run_dir(runs_dir: Path, interpreter: Interpreter, label: str) -> Path:
     return path
 
 
-def container_spec(interpreter: Interpreter, request: RunRequest, run_dir: Path, image: str) -> engine.ContainerSpec:
-    """Pure: the container for one run (install read-only, private /tmp/py_stats, no network)."""
+def container_spec(
+    interpreter: Interpreter, request: RunRequest, run_dir: Path, image: str, *, memory: str, pids: int
+) -> engine.ContainerSpec:
+    """Pure: the container for one run. The install is read-only, the run's own stats dir the only
+    host directory it writes; no network, no capabilities, not root, a read-only root with an empty
+    in-memory /tmp (so a run without a stats dir has no /tmp/py_stats), memory and process limits."""
     mounts = [engine.Mount(str(interpreter.install_dir), PREFIX_IN_CONTAINER, read_only=True)]
     if interpreter.source_dir.is_dir():
         mounts.append(engine.Mount(str(interpreter.source_dir), SOURCE_IN_CONTAINER, read_only=True))
     if request.stats_dir:
         mounts.append(engine.Mount(str(run_dir / "py_stats"), STATS_DIR_IN_CONTAINER))
     mounts.extend(request.mounts)
-    env = {"PYTHONHASHSEED": "0", **request.env}
-    # The image creates /tmp/py_stats; a run without a stats dir must not have it.
-    prefix = [] if request.stats_dir else ["sh", "-c", f'rmdir {STATS_DIR_IN_CONTAINER} 2>/dev/null; exec "$@"', "sh"]
     return engine.ContainerSpec(
         image=image,
-        command=[*prefix, PYTHON_IN_CONTAINER, *request.args],
+        command=[PYTHON_IN_CONTAINER, *request.args],
         mounts=tuple(mounts),
-        env=env,
+        env={"PYTHONHASHSEED": "0", **request.env},
         workdir=request.workdir,
         network=False,
         name_prefix=f"pystats-harness-{request.label}",
+        user=RUN_USER,
+        read_only_root=True,
+        tmpfs=("/tmp",),
+        cap_drop=("ALL",),
+        no_new_privileges=True,
+        memory=memory,
+        pids=pids,
     )
+
+
+#: What CPython and the shells print when fork() or starting a thread fails with EAGAIN, which in a
+#: run container (no RLIMIT_NPROC) means its pids limit. The engine keeps no count of refused forks.
+PROCESS_LIMIT_SIGNS = (
+    "BlockingIOError: [Errno 11] Resource temporarily unavailable",
+    "can't start new thread",
+    "fork: Resource temporarily unavailable",
+    "fork: retry: Resource temporarily unavailable",
+    "Cannot fork",
+)
+
+
+def limits_reached(result: engine.ContainerResult) -> tuple[Resource, ...]:
+    """Pure: the limits that stopped a run: refused a process (and failed), OOM-killed, or both."""
+    reached = []
+    if result.exit_code != 0 and any(sign in result.stderr for sign in PROCESS_LIMIT_SIGNS):
+        reached.append(Resource.PROCESSES)
+    if result.oom_killed:
+        reached.append(Resource.MEMORY)
+    return tuple(reached)
+
+
+def make_stats_dir(run_dir: Path) -> Path:
+    """The run's stats dir, writable by the run's user (chown needs root; otherwise anyone may write)."""
+    path = run_dir / "py_stats"
+    path.mkdir()
+    if os.geteuid() == 0:
+        os.chown(path, RUN_UID, RUN_UID)
+    else:
+        path.chmod(0o777)
+    return path
 
 
 def run_python(
@@ -101,18 +145,27 @@ def run_python(
     """Run ``python3 ARGS`` of ``interpreter`` in a fresh container; stats files come back to the host.
 
     ``image`` and ``require_complete=False`` are for runs during a build, before the entry is complete.
+    A run stopped by its process or memory limit raises LimitReached (its output stays in its run dir).
     """
     if require_complete and not interpreter.complete():
         raise NotBuilt(f"build {interpreter.key} is not complete; run `invoke build` first")
     settings = ctx.settings
     run_dir = new_run_dir(settings.runs_dir, interpreter, request.label)
     if request.stats_dir:
-        (run_dir / "py_stats").mkdir()
-    spec = container_spec(interpreter, request, run_dir, image or interpreter.image_id())
+        make_stats_dir(run_dir)
+    image = image or interpreter.image_id()
+    spec = container_spec(interpreter, request, run_dir, image, memory=settings.run_memory, pids=settings.run_pids)
     start = time.perf_counter()
     result = engine.run(ctx.docker, spec, timeout=settings.run_timeout, keep=settings.keep_containers)
     seconds = time.perf_counter() - start
     files = tuple(sorted((run_dir / "py_stats").glob("*"))) if request.stats_dir else ()
     (run_dir / "stdout.txt").write_text(result.stdout)
     (run_dir / "stderr.txt").write_text(result.stderr)
+    reached = limits_reached(result)
+    if reached:
+        limits = {
+            Resource.PROCESSES: Limit(Resource.PROCESSES, str(settings.run_pids), "run_pids"),
+            Resource.MEMORY: Limit(Resource.MEMORY, settings.run_memory, "run_memory"),
+        }
+        raise LimitReached(label=request.label, limits=[limits[r] for r in reached], run_dir=run_dir)
     return RunResult(result.exit_code, result.stdout, result.stderr, run_dir, files, seconds)

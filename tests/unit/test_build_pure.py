@@ -129,6 +129,17 @@ def test_build_container_mounts_the_source_read_only_and_has_no_network(tmp_path
     assert "find /build -mindepth 1 -delete" not in spec.command[-1]  # the lane is reused
 
 
+def test_the_build_container_is_confined_but_stays_root(tmp_path: Path) -> None:
+    settings = {"cache_dir": str(tmp_path / "cache"), "build_memory": "6G", "build_pids": "2000"}
+    ctx = Context(load_settings(settings))
+    lane = Lane(tmp_path / "lane", reuse=False, reason="test", state_path=None)
+    spec = container_spec(ctx, plan(), Workspace(tmp_path / "wt", tmp_path / "staged", lane, tmp_path / "confcache"))
+    assert spec.cap_drop == ("ALL",) and spec.no_new_privileges
+    assert spec.read_only_root and spec.tmpfs == ("/tmp",)  # writes go to the mounts and /tmp only
+    assert spec.memory == "6g" and spec.pids == 2000
+    assert spec.user is None  # root (without capabilities) writes the root-owned bind mounts
+
+
 def test_manifest_records_the_plan_and_the_facts() -> None:
     report = probes.ProbeReport(python={"version": "3.13.5"}, verdicts=())
     facts = {"seconds": {"make": 1.0}, "compiler": "gcc", "ccache": {"hits": 1}, "built_at": "2026-01-01T00:00:00Z"}

@@ -27,13 +27,42 @@ def test_override_and_types(tmp_path: Path) -> None:
         ({"jobs": "x"}, "not an integer"),
         ({"jobs": -1}, "negative"),
         ({"keep_containers": "maybe"}, "not a boolean"),
+        ({"run_memory": "2 GB"}, "run_memory='2 GB' is not a size; use digits and a unit, like 512m or 2g"),
+        ({"run_memory": "1.5g"}, "is not a size"),
+        ({"build_memory": "-1"}, "build_memory='-1' is not a size"),
+        ({"run_memory": "4m"}, "run_memory='4m' is below the engine's minimum memory limit of 6m"),
+        ({"run_memory": "0"}, "below the engine's minimum"),
+        ({"run_pids": "many"}, "run_pids='many' is not an integer"),
+        ({"run_pids": "0"}, "run_pids=0 must be at least 1"),
+        ({"build_pids": -5}, "build_pids=-5 must be at least 1"),
     ],
-    ids=["unknown key", "non-integer jobs", "negative jobs", "bad boolean"],
+    ids=[
+        "unknown key",
+        "non-integer jobs",
+        "negative jobs",
+        "bad boolean",
+        "memory with a space",
+        "fractional memory",
+        "negative memory",
+        "memory under the minimum",
+        "no memory",
+        "non-integer pids",
+        "no pids",
+        "negative pids",
+    ],
 )
 def test_bad_settings_are_one_clear_line(raw: dict, fragment: str) -> None:
     with pytest.raises(ConfigError) as err:
         load_settings(raw)
     assert fragment in str(err.value) and "\n" not in str(err.value)
+
+
+def test_limits_default_and_override() -> None:
+    s = load_settings({})
+    assert (s.run_memory, s.run_pids, s.build_memory, s.build_pids) == ("2g", 256, "8g", 4096)
+    s = load_settings({"run_memory": " 256M ", "run_pids": "64", "build_memory": 12884901888, "build_pids": 100})
+    assert (s.run_memory, s.run_pids, s.build_memory, s.build_pids) == ("256m", 64, "12884901888", 100)
+    assert load_settings({"run_memory": "6m"}).run_memory == "6m" and load_settings({"run_pids": 1}).run_pids == 1
 
 
 def test_every_default_is_declared_for_invoke() -> None:

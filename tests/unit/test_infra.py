@@ -14,17 +14,32 @@ import pytest
 from pystats_harness.build.cache import CacheEntry
 from pystats_harness.cli.common import error_exit, number
 from pystats_harness.config import load_settings
-from pystats_harness.errors import BuildFailed, ConfigError, EngineUnavailable, Interrupted, MirrorError, PatchError
+from pystats_harness.errors import (
+    BuildFailed,
+    ConfigError,
+    EngineUnavailable,
+    Interrupted,
+    Limit,
+    LimitReached,
+    MirrorError,
+    PatchError,
+    Resource,
+    RunFailed,
+)
 from pystats_harness.infra import engine, proc
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import read_json_cached, sha256_file, write_json_atomic, write_text_atomic
 from pystats_harness.infra.runner import (
     PREFIX_IN_CONTAINER,
     PYTHON_IN_CONTAINER,
+    RUN_UID,
+    RUN_USER,
     SOURCE_IN_CONTAINER,
     STATS_DIR_IN_CONTAINER,
     RunRequest,
     container_spec,
+    limits_reached,
+    make_stats_dir,
 )
 
 
@@ -32,7 +47,7 @@ def test_a_run_sees_the_build_read_only_its_own_stats_dir_and_no_network(tmp_pat
     (tmp_path / "src").mkdir()
     extra = engine.Mount("/host/suite", "/suite", read_only=True)
     request = RunRequest(("-c", "pass"), env={"PYTHONSTATS": "1"}, mounts=(extra,), label="t")
-    spec = container_spec(CacheEntry(tmp_path), request, tmp_path / "run", "img")
+    spec = container_spec(CacheEntry(tmp_path), request, tmp_path / "run", "img", memory="2g", pids=512)
     mounts = {m.target: m for m in spec.mounts}
     assert mounts[PREFIX_IN_CONTAINER].read_only and mounts[PREFIX_IN_CONTAINER].source == str(tmp_path / "install")
     assert mounts[SOURCE_IN_CONTAINER].read_only
@@ -44,12 +59,109 @@ def test_a_run_sees_the_build_read_only_its_own_stats_dir_and_no_network(tmp_pat
     assert spec.env == {"PYTHONHASHSEED": "0", "PYTHONSTATS": "1"}
 
 
-def test_a_run_without_stats_dir_removes_the_images_one(tmp_path: Path) -> None:
-    spec = container_spec(CacheEntry(tmp_path), RunRequest(("-V",), stats_dir=False), tmp_path / "run", "img")
+def test_a_run_is_confined(tmp_path: Path) -> None:
+    spec = container_spec(CacheEntry(tmp_path), RunRequest(("-V",)), tmp_path / "run", "img", memory="1g", pids=64)
+    assert spec.user == RUN_USER == "65534:65534"  # nobody, never root
+    assert spec.cap_drop == ("ALL",) and spec.no_new_privileges
+    assert spec.read_only_root and spec.tmpfs == ("/tmp",)
+    assert spec.memory == "1g" and spec.pids == 64
+    options = engine.create_options(spec)  # what the engine is asked for
+    assert options["user"] == "65534:65534" and options["read_only"] is True
+    assert options["cap_drop"] == ["ALL"] and options["security_opt"] == ["no-new-privileges"]
+    assert options["tmpfs"] == {"/tmp": engine.TMPFS_OPTIONS} and "exec" in engine.TMPFS_OPTIONS.split(",")
+    assert options["mem_limit"] == options["memswap_limit"] == "1g"  # no swap on top
+    assert options["pids_limit"] == 64 and options["network_mode"] == "none"
+    first = options["mounts"][0]
+    assert (first["Target"], first["ReadOnly"], first["Type"]) == (PREFIX_IN_CONTAINER, True, "bind")
+
+
+def test_an_unconfined_spec_asks_the_engine_for_nothing() -> None:
+    options = engine.create_options(engine.ContainerSpec(image="img", command=["true"]))
+    for key in ("user", "tmpfs", "cap_drop", "security_opt", "mem_limit", "memswap_limit", "pids_limit"):
+        assert options[key] is None, key
+    assert options["read_only"] is False
+
+
+def test_a_run_without_stats_dir_has_none(tmp_path: Path) -> None:
+    spec = container_spec(
+        CacheEntry(tmp_path), RunRequest(("-V",), stats_dir=False), tmp_path / "run", "img", memory="2g", pids=512
+    )
     assert STATS_DIR_IN_CONTAINER not in {m.target for m in spec.mounts}
     assert SOURCE_IN_CONTAINER not in {m.target for m in spec.mounts}  # no src/ in this entry
-    assert spec.command[:2] == ["sh", "-c"] and f"rmdir {STATS_DIR_IN_CONTAINER}" in spec.command[2]
-    assert list(spec.command[-2:]) == [PYTHON_IN_CONTAINER, "-V"]
+    # /tmp is an empty tmpfs: the image's /tmp/py_stats is hidden without removing it first
+    assert spec.tmpfs == ("/tmp",) and list(spec.command) == [PYTHON_IN_CONTAINER, "-V"]
+
+
+def test_the_stats_dir_is_writable_by_the_run_user(tmp_path: Path) -> None:
+    path = make_stats_dir(tmp_path)
+    info = path.stat()
+    if os.geteuid() == 0:
+        assert (info.st_uid, info.st_gid) == (RUN_UID, RUN_UID)
+    else:
+        assert info.st_mode & 0o777 == 0o777
+
+
+FORK_BOMB_STDERR = """Traceback (most recent call last):
+  File "<string>", line 2, in <module>
+    while True: os.fork()
+                ~~~~~~~^^
+BlockingIOError: [Errno 11] Resource temporarily unavailable
+"""
+
+
+@pytest.mark.parametrize(
+    "result, expected",
+    [
+        (engine.ContainerResult(137, "", "", oom_killed=True), (Resource.MEMORY,)),
+        (engine.ContainerResult(1, "", FORK_BOMB_STDERR), (Resource.PROCESSES,)),
+        (engine.ContainerResult(137, "", FORK_BOMB_STDERR, oom_killed=True), (Resource.PROCESSES, Resource.MEMORY)),
+        (engine.ContainerResult(1, "", "RuntimeError: can't start new thread\n"), (Resource.PROCESSES,)),
+        (engine.ContainerResult(2, "", "sh: 1: Cannot fork\n"), (Resource.PROCESSES,)),
+        (engine.ContainerResult(0, "", FORK_BOMB_STDERR), ()),  # refused a fork, coped, succeeded
+        (engine.ContainerResult(1, "", "ValueError: nope\n"), ()),
+        (engine.ContainerResult(0, "ok", ""), ()),
+    ],
+    ids=[
+        "oom-killed",
+        "fork refused",
+        "forks cost memory",
+        "thread refused",
+        "shell fork refused",
+        "coped",
+        "other failure",
+        "fine",
+    ],
+)
+def test_which_limits_stopped_a_run(result: engine.ContainerResult, expected: tuple[Resource, ...]) -> None:
+    assert limits_reached(result) == expected
+
+
+def test_a_reached_limit_is_one_line_with_its_exit_code(tmp_path: Path) -> None:
+    memory = Limit(Resource.MEMORY, "2g", "run_memory")
+    exc = LimitReached(label="run", limits=[memory], run_dir=tmp_path)
+    assert isinstance(exc, RunFailed) and exc.limits == (memory,) and exc.resources == (Resource.MEMORY,)
+    line, code = error_exit(exc) or ("", 0)
+    assert code == 16 and line == (
+        f"error: memory limit (2g) reached by run 'run': the kernel OOM-killed it; output kept in {tmp_path}; "
+        "raise pystats.run_memory if the workload really needs more"
+    )
+    both = LimitReached(label="x", limits=[Limit(Resource.PROCESSES, "256", "run_pids"), memory], run_dir=tmp_path)
+    assert str(both).startswith(
+        "process limit (256) and memory limit (2g) reached by run 'x': it could not start another process or "
+        "thread and the kernel OOM-killed it;"
+    )
+    assert str(both).endswith("raise pystats.run_pids and pystats.run_memory if the workload really needs more")
+
+
+def test_a_build_that_reached_its_memory_limit_says_so() -> None:
+    failed = BuildFailed(
+        phase="make", commit="abc", status=2, log_tail=["x"], log_path=Path("/l.log"), memory_limit="8g"
+    )
+    assert failed.memory_limit == "8g"
+    assert str(failed) == (
+        "make failed for abc (exit 2); memory limit (8g) reached: raise pystats.build_memory; "
+        "last 1 log lines above; full log: /l.log"
+    )
 
 
 def test_a_failed_command_raises_the_callers_error_with_its_data(tmp_path: Path) -> None:
