@@ -8,7 +8,8 @@ Prints, for the same revision and the same builder image:
   hit     `invoke build` again (cache hit)                                goal <= 2 s
   warm    `invoke build` of a neighbouring revision (one .c file changed), warm ccache and
           cached configure results                                       goal <= 15% of cold
-and the ratio cold/raw (goal <= 1.10x). Uses a scratch cache dir and a scratch ccache volume,
+the ratio cold/raw (goal <= 1.10x) and the size of the cold build's cache entry as `du -s` counts it
+(MiB; goal <= 100 MB). Uses a scratch cache dir and a scratch ccache volume,
 both removed afterwards; the mirror is fetched from the default cache's mirror.
 """
 
@@ -33,7 +34,8 @@ from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
 
 
-def invoke(env: dict[str, str], *args: str) -> float:
+def invoke(env: dict[str, str], *args: str) -> tuple[float, Path | None]:
+    """Seconds an `invoke` call took, and the entry it built (None unless it was a cache miss)."""
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "invoke", *args], cwd=ROOT, env=env, capture_output=True, text=True)
     took = time.perf_counter() - start
@@ -46,7 +48,19 @@ def invoke(env: dict[str, str], *args: str) -> float:
         m = json.loads((Path(built[0]) / "manifest.json").read_text())
         phases = " ".join(f"{k} {v:.1f}" for k, v in m["seconds"].items())
         print(f"        phases: {phases}; ccache {m.get('ccache')}", flush=True)
-    return took
+        return took, Path(built[0])
+    return took, None
+
+
+def disk_mb(path: Path) -> float:
+    """What ``du -s`` says, in MiB (allocated blocks, each inode once, symlinks not followed)."""
+    seen, total = set(), 0
+    for f in [path, *path.rglob("*")]:
+        st = f.lstat()
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_blocks * 512
+    return total / 2**20
 
 
 def neighbour(mirror_dir: Path, rev: str) -> str:
@@ -121,17 +135,21 @@ def main() -> None:
         )
         raw = raw_build(settings, args.rev, settings.make_jobs, client)
         print(f"raw   {raw:7.1f} s", flush=True)
-        cold = invoke(env, "build", "--rev", args.rev)
-        print(f"cold  {cold:7.1f} s", flush=True)
-        hit = invoke(env, "build", "--rev", args.rev)
+        cold, entry = invoke(env, "build", "--rev", args.rev)
+        if entry is None:
+            sys.exit("the cold build was not a cache miss")
+        size = disk_mb(entry)
+        print(f"cold  {cold:7.1f} s, entry {size:.1f} MB", flush=True)
+        hit, _ = invoke(env, "build", "--rev", args.rev)
         print(f"hit   {hit:7.1f} s", flush=True)
-        warm = invoke(env, "build", "--rev", near)
+        warm, _ = invoke(env, "build", "--rev", near)
         print(f"warm  {warm:7.1f} s", flush=True)
         print()
         print(f"{'measure':<34}{'value':>10}{'goal':>12}")
         print(f"{'cold invoke build / raw build':<34}{cold / raw:>9.2f}x{'<= 1.10x':>12}")
         print(f"{'cache hit':<34}{hit:>9.1f}s{'<= 2 s':>12}")
         print(f"{'warm neighbour / cold':<34}{100 * warm / cold:>9.1f}%{'<= 15%':>12}")
+        print(f"{'cold build entry size (du -s)':<34}{size:>8.1f}MB{'<= 100 MB':>12}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         with contextlib.suppress(Exception):

@@ -14,8 +14,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pystats_harness.build.plan import BuildPlan
+from pystats_harness.infra.runner import PREFIX_IN_CONTAINER
 
 TAIL_LINES = 30
+
+#: Run after ``make install``: delete what no run reads. ``make install`` byte-compiles the standard
+#: library at optimization levels 0, 1 and 2 (3.11 runs compileall three times, 3.12+ passes
+#: ``-o 0 -o 1 -o 2``; no Makefile variable selects the levels in any of them). Runs start the
+#: interpreter without ``-O``/``PYTHONOPTIMIZE``, so they read only the level-0 ``.pyc`` files, which
+#: stay: the install is mounted read-only in run containers and Python could not write them later,
+#: so every import would compile from source. The ``.opt-1.pyc``/``.opt-2.pyc`` files (~25 MB for
+#: 3.13) are read only under ``-O``/``-OO``, which would still work, compiling from source. Building
+#: C extensions against the install does not read bytecode at all. (The static libpython, ~142 MB in
+#: two copies, is not built at all: ``--without-static-libpython`` in configs/configure.toml.)
+TRIM_INSTALL = f"find {PREFIX_IN_CONTAINER}/lib -name '*.opt-[12].pyc' -delete"
 
 
 def build_script(plan: BuildPlan, reuse: bool = False) -> str:
@@ -50,6 +62,7 @@ echo "@@phase make"
 make -j{plan.jobs}
 echo "@@phase install"
 make install
+{TRIM_INSTALL}
 cp config.cache /confcache/config.cache.new && mv /confcache/config.cache.new /confcache/config.cache
 echo "@@ccache-after $(ccache --print-stats | tr '\\t\\n' '= ')"
 echo "@@phase done"

@@ -42,6 +42,37 @@ def test_build_from_imported_release_records_manifest(built_3135: dict) -> None:
     assert (path / "src" / "Tools" / "scripts" / "summarize_stats.py").is_file()
 
 
+#: A 3.13 entry without the static libpython and the optimized .pyc files is ~83 MB (it was ~247 MB).
+ENTRY_MB_GOAL = 100
+
+
+def _disk_mb(path: Path) -> float:
+    """What ``du -s`` says, in MiB (allocated blocks, each inode once, symlinks not followed)."""
+    seen, total = set(), 0
+    for f in [path, *path.rglob("*")]:
+        st = f.lstat()
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_blocks * 512
+    return total / 2**20
+
+
+def test_entry_holds_only_what_runs_and_extension_builds_need(built_3135: dict) -> None:
+    path = built_3135["path"]
+    install = path / "install"
+    assert _disk_mb(path) <= ENTRY_MB_GOAL
+    assert not list(install.rglob("libpython*.a")) and not list(install.rglob("python.o"))
+    assert not list(install.rglob("*.opt-1.pyc")) and not list(install.rglob("*.opt-2.pyc"))
+    # what runs import (the install is read-only in run containers: no pyc could be written later)
+    stdlib = install / "lib" / "python3.13"
+    assert (stdlib / "__pycache__" / "os.cpython-313.pyc").is_file()
+    assert len(list(stdlib.rglob("*.cpython-313.pyc"))) > 500
+    # what building C extensions against the interpreter needs
+    assert (install / "include" / "python3.13" / "Python.h").is_file()
+    assert (install / "bin" / "python3-config").exists()
+    assert list(stdlib.glob("_sysconfigdata_*.py")) and list(stdlib.glob("config-3.13-*/Makefile"))
+
+
 def test_second_build_is_a_cache_hit(harness: Harness, built_3135: dict) -> None:
     again = harness.invoke("build", "--rev", "v3.13.5")
     assert again.returncode == 0

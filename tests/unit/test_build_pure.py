@@ -3,6 +3,7 @@ spec and the manifest, all without an engine."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,11 +12,12 @@ from pystats_harness.build import patches, probes
 from pystats_harness.build.execute import Workspace, container_spec, manifest, patched_files
 from pystats_harness.build.lanes import Lane
 from pystats_harness.build.plan import BuildPlan, build_group, to_text
-from pystats_harness.build.script import BuildLog, EventKind, build_script, ccache_delta
-from pystats_harness.config import load_settings
+from pystats_harness.build.script import TRIM_INSTALL, BuildLog, EventKind, build_script, ccache_delta
+from pystats_harness.config import load_configure_flags, load_settings
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER, SOURCE_IN_CONTAINER
+from pystats_harness.resources import CONFIGS_DIR
 
 SHA = "a" * 40
 
@@ -50,6 +52,41 @@ def test_reused_build_directory_is_not_wiped_or_reconfigured() -> None:
     script = build_script(plan(), reuse=True)
     assert "find /build -mindepth 1 -delete" not in script and "../src/configure" not in script
     assert "make -j3" in script
+
+
+@pytest.mark.parametrize("reuse", [False, True], ids=["fresh", "reused"])
+def test_install_is_trimmed_right_after_make_install(reuse: bool) -> None:
+    lines = build_script(plan(), reuse=reuse).splitlines()
+    assert lines[lines.index("make install") + 1] == TRIM_INSTALL  # what it removes: the next test
+
+
+def test_trim_removes_only_the_optimized_pycs(tmp_path: Path) -> None:
+    """Runs the trim step on a miniature install: level-0 .pyc (what runs import), headers,
+    python3-config and the sysconfig data (what building C extensions needs) stay."""
+    lib = tmp_path / "lib" / "python3.13"
+    keep = [
+        lib / "__pycache__" / "os.cpython-313.pyc",
+        lib / "json" / "__pycache__" / "decoder.cpython-313.pyc",
+        lib / "_sysconfigdata__linux_x86_64-linux-gnu.py",
+        lib / "config-3.13-x86_64-linux-gnu" / "Makefile",
+        tmp_path / "include" / "python3.13" / "Python.h",
+        tmp_path / "bin" / "python3.13-config",
+    ]
+    gone = [
+        lib / "__pycache__" / "os.cpython-313.opt-1.pyc",
+        lib / "json" / "__pycache__" / "decoder.cpython-313.opt-2.pyc",
+    ]
+    for f in keep + gone:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("x")
+    command = TRIM_INSTALL.replace(PREFIX_IN_CONTAINER, str(tmp_path), 1)
+    subprocess.run(["sh", "-c", command], check=True)
+    assert all(f.exists() for f in keep) and not any(f.exists() for f in gone)
+
+
+def test_shipped_configure_flags_build_no_static_libpython() -> None:
+    """The static library (two 71 MB copies in a 3.13 install) is not built at all."""
+    assert "--without-static-libpython" in load_configure_flags(CONFIGS_DIR / "configure.toml")
 
 
 def test_configure_arguments_are_shell_quoted() -> None:
