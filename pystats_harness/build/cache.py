@@ -22,7 +22,7 @@ from pystats_harness.stats.names import NameTables
 MARKER = "COMPLETE"
 #: Bumped whenever what a build produces changes (build script, artifact layout): old entries
 #: then miss and are rebuilt instead of being served without, e.g., their names.json.
-RECIPE_VERSION = 4
+RECIPE_VERSION = 5
 
 
 def cache_key(sha: str, patch_digests: Sequence[str], configure_flags: Sequence[str], image_id: str) -> str:
