@@ -23,7 +23,8 @@ MARKER = "COMPLETE"
 #: Bumped whenever what a build produces changes (build script, artifact layout): old entries
 #: then miss and are rebuilt instead of being served without, e.g., their names.json.
 #: 5: the install keeps only the level-0 .pyc files (script.TRIM_INSTALL).
-RECIPE_VERSION = 5
+#: 6: the build also keeps the handlers' sources the canary rules are read from (SOURCE_SUBSET).
+RECIPE_VERSION = 6
 
 
 def cache_key(sha: str, patch_digests: Sequence[str], configure_flags: Sequence[str], image_id: str) -> str:

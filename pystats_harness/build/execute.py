@@ -25,9 +25,14 @@ from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.infra.mirror import Mirror, apply_patches
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER, SOURCE_IN_CONTAINER
 
-#: Files copied from the worktree into the artifact (for summarize_stats.py and name tables).
+#: Files copied from the worktree into the artifact (for summarize_stats.py, name tables, and the
+#: instruction handlers and dispatch macros the canary rules are read from: suite/canary_source.py).
 SOURCE_SUBSET = (
     "Tools/scripts/summarize_stats.py",
+    "Python/ceval.c",
+    "Python/ceval_macros.h",
+    "Python/generated_cases.c.h",
+    "Python/bytecodes.c",
     "Python/specialize.c",
     "Include/pystats.h",
     "Include/cpython/pystats.h",

@@ -12,7 +12,9 @@ are importable as ``pystats_harness.suite.*`` (the unit tests do that).
                    bracket, then ``sys._stats_on(); run(LOOPS); sys._stats_off()``
 ``automated.py``   the same workload through real pyperf ``--hook pystats`` (``bench_time_func``)
 ``canaries.py``    loop kernels whose per-iteration opcode counts follow from ``dis``
-``canary_expect``  the correction rules: what ``dis`` of a kernel's loop body executes per iteration
+``canary_expect``  what ``dis`` of a kernel's loop body executes per iteration (the walk)
+``canary_rules``   the correction rules (name-keyed), each applied where the build's source shows it
+``canary_source``  the facts those rules are decided on, read from the revision's handlers in /src
 ``canary_counts``  reading dumps and comparing N and 2N runs (pure; the host reuses it)
 ``common.py``      workload loading and the timed call both drivers make inside the bracket
 ``workloads/``     one module per workload, each with ``run(loops)``; ``null`` (no work: measures

@@ -13,24 +13,24 @@ branch outcomes) plus the whole body of every Python function the body calls onc
 (``CALLEES``), in the same interpreter.  Everything executed once per kernel call (prologue,
 ``GET_ITER``, the exhausted ``FOR_ITER``, ``END_FOR``, the return, the bracket itself) cancels.
 
-What "corrected" means (the rules, with their tables and the ``dis`` walk) and what the check
-refuses: ``canary_expect.py``.  Parsing dumps and comparing: ``canary_counts.py``.  Both are
-siblings of this script (stdlib only); their public names are importable from here too.
+"Corrected": ``canary_rules.py`` (name-keyed rules, each applied only where the revision's own
+handlers, read by ``canary_source.py`` from ``/src``, show it).  The ``dis`` walk:
+``canary_expect.py``; dumps and comparing: ``canary_counts.py`` (siblings, stdlib only).  What
+cannot be counted statically on a revision (a walk refused, a rule undetermined) is reported so.
 
 Commands (run by the built interpreter; ``/suite`` may be read-only)::
 
-    python3 -B /suite/canaries.py expect [NAME ...]     JSON table on stdout (see ``expect_table``)
+    python3 -B /suite/canaries.py expect [--source DIR] [NAME ...]
+                                                        JSON table on stdout (see ``expect_table``;
+                                                        DIR: the build's source subset, /src)
     python3 -B /suite/canaries.py run NAME N            bracket kernel NAME(N); dump at exit
     python3 -B /suite/canaries.py check TABLE.json NAME N DIR_N DIR_2N
                                                         compare two dump dirs; JSON report,
                                                         exit 0 if exact, 1 if not
 
-The comparison functions (``parse_dump``, ``family_counts``, ``compare``) are pure and need no
-particular interpreter: the host imports this module as ``pystats_harness.suite.canaries``.
-``family_counts`` is useful beyond canaries: for the suite's workloads (manual path, loops 5, 10
-and 15, 3.13.5 and patched 3.11.2) the corrected family totals grew by exactly the same amount per
-5 loops, while 5-43 raw per-name execution counts did not (warm-up, backoff and deopt cycles move
-executions between a family's names and add re-dispatches).
+The comparison functions (``parse_dump``, ``family_counts``, ``compare``) are pure: the host imports
+this module as ``pystats_harness.suite.canaries``.  ``family_counts`` also serves the leakage step:
+corrected family totals of a workload grow exactly per loop, raw per-name counts do not.
 """
 
 import json
@@ -38,18 +38,18 @@ import os
 import sys
 
 if __package__:  # imported as pystats_harness.suite.canaries (the host, the unit tests)
-    from . import canary_counts, canary_expect
+    from . import canary_counts, canary_expect, canary_rules, canary_source
 else:  # run as /suite/canaries.py (or imported as top-level ``canaries``): the siblings are top-level
     _HERE = os.path.dirname(os.path.abspath(__file__))
     if _HERE not in sys.path:
         sys.path.insert(0, _HERE)
     import canary_counts
     import canary_expect
+    import canary_rules
+    import canary_source
 
 # Re-exported: the siblings' public names stay importable from here (the host and the tests use them).
 CanaryError = canary_expect.CanaryError
-GROUPS = canary_expect.GROUPS
-IMPLIED = canary_expect.IMPLIED
 opcode_names = canary_expect.opcode_names
 specializations = canary_expect.specializations
 walk_loop = canary_expect.walk_loop
@@ -189,6 +189,9 @@ BRANCHES = {"branches": (True, False, False, True)}
 """Truth value of the value each conditional jump of one iteration pops, in execution order
 (each condition is a plain comparison or name, so that value is the condition's)."""
 
+SOURCE_ROOT = "/src"
+"""Where run containers mount the build's source subset (read-only)."""
+
 DEFAULT_N = 2000
 """N for the N/2N pair: large enough that warm-up (quickening after 8 calls/back-edges,
 specialization after the first adaptive counter expiry) ends well inside the first N."""
@@ -198,10 +201,9 @@ specialization after the first adaptive counter expiry) ends well inside the fir
 
 
 def _resolve(qualname):
-    obj = globals()
-    parts = qualname.split(".")
-    target = obj[parts[0]]
-    for part in parts[1:]:
+    first, *rest = qualname.split(".")
+    target = globals()[first]
+    for part in rest:
         target = getattr(target, part)
     return target
 
@@ -217,27 +219,34 @@ def per_iteration(name):
     return counts
 
 
-def expect_table(names=None):
+def expect_table(names=None, source_root=SOURCE_ROOT):
     """Everything the comparison needs, computed in (and valid for) the running interpreter.
 
-    ``{"python": "3.13.5", "hexversion": int, "names": {number: name},
-       "families": {specialized: base}, "implied": {name: {family: n}},
-       "groups": {group: [families]}, "miss_double_counted": bool,
-       "attempt_double_counted": true,
-       "canaries": {canary: {"per_iteration": {opname: n},
-                             "per_iteration_by_number": {number: n}}}}``
-    (JSON object keys are strings, numbers included.)
+    ``{"python": "3.13.5", "version": "3.13.5", "hexversion": int, "names": {number: name},
+       "families": {specialized: base}, "source": source facts or null,
+       "implied": {name: {family: n}}, "groups": {group: [families]},
+       "miss_double_counted": bool, "attempt_double_counted": bool,
+       "undetermined": [{"rule", "families", "why"}], "rules": {rule: decision and evidence},
+       "canaries": {canary: {"per_iteration": {opname: n}, "per_iteration_by_number": {number: n}}
+                            or {"cannot_count": why}}}``
+    (JSON object keys are strings, numbers included; ``canary_rules`` explains the rules.)
     """
     names_by_number = opcode_names()
     number_by_name = {v: k for k, v in names_by_number.items()}
+    files = canary_source.read_files(source_root) if source_root else {}
+    facts = canary_source.source_facts(files, set(number_by_name)) if files else None
     canaries = {}
     for name in names or KERNELS:
-        counts = per_iteration(name)
+        try:
+            counts = per_iteration(name)
+        except CanaryError as exc:
+            canaries[name] = {"cannot_count": "cannot count canary %s statically on this revision: %s" % (name, exc)}
+            continue
         canaries[name] = {
             "per_iteration": counts,
             "per_iteration_by_number": {str(number_by_name[op]): n for op, n in counts.items()},
         }
-    return dict(canary_expect.interpreter_table(names_by_number), canaries=canaries)
+    return dict(canary_rules.interpreter_table(names_by_number, specializations(), facts), canaries=canaries)
 
 
 # --------------------------------------------------------------------------------------------
@@ -245,19 +254,13 @@ def expect_table(names=None):
 
 
 def _run(name, n):
-    kernel = KERNELS[name]
-    on = getattr(sys, "_stats_on", None)
-    off = getattr(sys, "_stats_off", None)
+    on, off = getattr(sys, "_stats_on", None), getattr(sys, "_stats_off", None)
     if on is None or off is None:
-        print(
-            "WARNING: no sys._stats_on: the dump covers the whole process (the N/2N "
-            "difference still cancels everything but the loop)",
-            file=sys.stderr,
-        )
-        kernel(n)
-        return 0
+        msg = "the dump covers the whole process (the N/2N difference still cancels all but the loop)"
+        print("WARNING: no sys._stats_on: " + msg, file=sys.stderr)
+        on = off = lambda: None
     on()
-    kernel(n)
+    KERNELS[name](n)
     off()
     return 0
 
@@ -270,11 +273,14 @@ def main(argv=None):
         return 2
     cmd, rest = argv[0], argv[1:]
     if cmd == "expect":
+        source = SOURCE_ROOT
+        if rest[:1] == ["--source"] and len(rest) >= 2:
+            source, rest = rest[1], rest[2:]
         bad = [r for r in rest if r not in KERNELS]
         if bad:
             print("unknown canaries: %s" % ", ".join(bad), file=sys.stderr)
             return 2
-        json.dump(expect_table(rest or None), sys.stdout, indent=1, sort_keys=True)
+        json.dump(expect_table(rest or None, source), sys.stdout, indent=1, sort_keys=True)
         sys.stdout.write("\n")
         return 0
     if cmd == "run":

@@ -3,8 +3,9 @@
 Nothing here needs a particular interpreter: the host uses these functions through
 ``pystats_harness.suite.canaries`` and the built interpreter through ``/suite/canaries.py check``
 (stdlib only, nothing from ``pystats_harness``).  ``family_counts`` applies the corrections that the
-module docstring of ``canary_expect`` explains, as recorded in the table ``expect_table`` writes
-(``families``, ``implied``, ``groups``, ``attempt_double_counted``, ``miss_double_counted``).
+module docstring of ``canary_rules`` explains, as recorded in the table ``expect_table`` writes
+(``families``, ``implied``, ``groups``, ``attempt_double_counted``, ``miss_double_counted``, and
+``undetermined``: what cannot be counted statically on this revision).
 """
 
 import json
@@ -121,6 +122,37 @@ def expected_family_counts(per_iteration_counts, table):
     return out
 
 
+def _executions(dump, table):
+    out = {}
+    for key, entry in dump.items():
+        name = _name(key, table)
+        out[name] = out.get(name, 0) + (entry if isinstance(entry, int) else entry.get("execution_count", 0))
+    return out
+
+
+def uncountable(dump_n, dump_2n, table):
+    """``{family or group: why}``: what the table's undetermined rules leave uncountable here.
+
+    A rule for an instruction matters only if that instruction ran a different number of times in
+    the two runs; an undetermined double count (``"misses"``/``"attempts"``) only for the families
+    with such events in the difference.
+    """
+    out = {}
+    ex_low, ex_high = _executions(dump_n, table), _executions(dump_2n, table)
+    ev_low, ev_high = _family_events(dump_n, table), _family_events(dump_2n, table)
+    for rule in table.get("undetermined", []):
+        if rule["families"] is None:
+            k = 0 if rule["rule"] == "attempts" else 1
+            hit = [f for f in set(ev_low) | set(ev_high) if ev_high.get(f, (0, 0))[k] != ev_low.get(f, (0, 0))[k]]
+        elif ex_high.get(rule["rule"], 0) != ex_low.get(rule["rule"], 0):
+            hit = [_group_of(f, table) for f in rule["families"]]
+        else:
+            hit = []
+        for family in hit:
+            out.setdefault(family, "%s: %s" % (rule["rule"], rule["why"]))
+    return out
+
+
 def compare(dump_n, dump_2n, n, expected, table):
     """Mismatches between ``family_counts(dump_2n) - family_counts(dump_n)`` and ``n * expected``.
 
@@ -129,47 +161,54 @@ def compare(dump_n, dump_2n, n, expected, table):
     of ``{"family", "expected", "observed", "difference", "attempts", "misses"}`` dicts sorted by
     family, empty when every family is exact; ``attempts``/``misses`` are the family's
     specialization attempts and misses in the 2N - N difference (a difference equal to one of them
-    points at a double count the table does not describe, e.g. an early 3.12 alpha that still
-    re-dispatches misses like 3.11).  Families absent from both sides are not listed.
+    points at a double count the table does not describe).  A family that an undetermined rule
+    leaves uncountable (``uncountable``) is listed whatever its counts, with ``"cannot_count":
+    "cannot count F statically on this revision: why"``; it is no mismatch.  Families absent from
+    both sides are not listed.
     """
     low = family_counts(dump_n, table)
     high = family_counts(dump_2n, table)
     want = expected_family_counts({_name(k, table): v for k, v in expected.items()}, table)
     ev_low = _family_events(dump_n, table)
     ev_high = _family_events(dump_2n, table)
-    mismatches = []
-    for family in sorted(set(low) | set(high) | set(want)):
+    unknown = uncountable(dump_n, dump_2n, table)
+    found = []
+    for family in sorted(set(low) | set(high) | set(want) | set(unknown)):
         observed = high.get(family, 0) - low.get(family, 0)
         exp = n * want.get(family, 0)
-        if observed != exp:
+        if observed != exp or family in unknown:
             a_low, m_low = ev_low.get(family, (0, 0))
             a_high, m_high = ev_high.get(family, (0, 0))
-            mismatches.append(
-                {
-                    "family": family,
-                    "expected": exp,
-                    "observed": observed,
-                    "difference": observed - exp,
-                    "attempts": a_high - a_low,
-                    "misses": m_high - m_low,
-                }
-            )
-    return mismatches
+            entry = {
+                "family": family,
+                "expected": exp,
+                "observed": observed,
+                "difference": observed - exp,
+                "attempts": a_high - a_low,
+                "misses": m_high - m_low,
+            }
+            if family in unknown:
+                entry["cannot_count"] = "cannot count %s statically on this revision: %s" % (family, unknown[family])
+            found.append(entry)
+    return found
 
 
 def check(rest):
     """``canaries.py check TABLE.json NAME N DIR_N DIR_2N`` (``rest``: those five arguments, N already
-    checked by ``isdigit``): JSON report on stdout; returns 0 if exact, 1 if not."""
+    checked by ``isdigit``): JSON report on stdout; returns 0 if exact, 1 if not.  ``uncounted``
+    lists what cannot be counted statically (a canary the walk refused, families of undetermined
+    rules): that is no mismatch."""
     with open(rest[0]) as f:
         table = json.load(f)
     name, n = rest[1], int(rest[2])
-    mismatches = compare(
-        parse_dump_dir(rest[3]), parse_dump_dir(rest[4]), n, table["canaries"][name]["per_iteration"], table
-    )
-    json.dump(
-        {"canary": name, "n": n, "python": table.get("python"), "exact": not mismatches, "mismatches": mismatches},
-        sys.stdout,
-        indent=1,
-    )
+    canary = table["canaries"][name]
+    if "cannot_count" in canary:
+        found = [{"family": "*", "cannot_count": canary["cannot_count"]}]
+    else:
+        found = compare(parse_dump_dir(rest[3]), parse_dump_dir(rest[4]), n, canary["per_iteration"], table)
+    mismatches = [m for m in found if "cannot_count" not in m]
+    report = {"canary": name, "n": n, "python": table.get("python"), "exact": not mismatches}
+    report.update(mismatches=mismatches, uncounted=[m for m in found if "cannot_count" in m])
+    json.dump(report, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0 if not mismatches else 1

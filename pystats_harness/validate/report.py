@@ -39,6 +39,8 @@ class StepStatus(enum.StrEnum):
     PASS = "pass"
     FAIL = "fail"
     NO_BASELINE = "no baseline"
+    #: all that could be checked passed, but part cannot be checked on this revision (canaries)
+    PARTIAL = "partial"
 
 
 FAILURES: dict[Step, type[ValidationFailed]] = {
@@ -108,7 +110,12 @@ class ValidationReport:
 
 
 MAX_ROWS = 40
-_STYLE = {StepStatus.PASS: "green", StepStatus.FAIL: "bold red", StepStatus.NO_BASELINE: "yellow"}
+_STYLE = {
+    StepStatus.PASS: "green",
+    StepStatus.FAIL: "bold red",
+    StepStatus.NO_BASELINE: "yellow",
+    StepStatus.PARTIAL: "yellow",
+}
 
 
 def _cell(value: Any) -> str:
@@ -122,7 +129,7 @@ def _cell(value: Any) -> str:
 def _finding_columns(step: Step) -> tuple[str, ...]:
     return {
         Step.FINGERPRINT: ("probe", "expect", "observed", "problems"),
-        Step.CANARIES: ("canary", "family", "expected", "observed", "difference"),
+        Step.CANARIES: ("canary", "family", "expected", "observed", "difference", "cannot_count"),
         Step.LEAKAGE: ("workload", "check", "counter", "a", "b"),
         Step.ISOLATION: ("workload", "counter", "alone", "parallel"),
         Step.BASELINES: ("workload", "counter", "baseline", "value", "allowed"),

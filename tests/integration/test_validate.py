@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,20 @@ def test_baseline_records_manual_per_loop_stats(harness: Harness, tmp_path: Path
         INVOKE_PYSTATS_BASELINES_DIR=str(empty),
     )
     assert out.returncode == 24 and "no baseline" in out.stderr and "invoke baseline" in out.stderr
+
+
+CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")
+
+
+@pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
+@pytest.mark.parametrize(
+    "rev, workloads, baselines",
+    [("v3.12.0", "", "pass"), ("1583c6e326", "nbody", "no baseline")],
+    ids=["3.12.0 against its committed baselines", "main Dec 2022 (FOR_ITER_RANGE stores, COMPARE_OP_*_JUMP)"],
+)
+def test_validate_the_3_12_line(harness: Harness, tmp_path: Path, rev: str, workloads: str, baselines: str) -> None:
+    assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
+    out, report = validate(harness, tmp_path, "--rev", rev, *(["--workloads", workloads] if workloads else []))
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert [s["status"] for s in report["steps"]] == ["pass"] * 4 + [baselines]
+    assert "exact" in report["steps"][1]["summary"]

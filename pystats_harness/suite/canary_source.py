@@ -1,0 +1,177 @@
+"""What the revision's own interpreter source says about counting: facts for the canary rules.
+
+A build records part of its (patched) source tree (``SOURCE_SUBSET`` in the harness); run
+containers mount it read-only at ``/src``.  This module reads the instruction handlers there and
+reduces them to a few facts per instruction, plus two facts about the dispatch macros.  The facts
+(not the source) go into the ``expect`` table, where ``canary_rules`` turns them into corrections.
+
+Handlers are the ``TARGET(NAME) { ... }`` blocks of ``Python/generated_cases.c.h`` (3.12 and
+later) or ``Python/ceval.c`` (3.11 and early 3.12 development); ``Python/bytecodes.c`` adds the
+``super(NAME) = A + B;`` declarations of superinstructions.  Per instruction (comments and string
+literals removed first):
+
+* ``asserts``: the opcodes of this interpreter the handler compares an opcode with
+  (``assert(next.op.code == STORE_FAST)``, ``assert(opcode == POP_JUMP_IF_FALSE || ...)``): the
+  instructions it expects after it (or, for a frame it pushes, at its start);
+* ``reads_next``: it reads the next code unit's oparg itself (``NEXTOPARG()``,
+  ``(next_instr++)->op.arg``): the superinstruction pattern;
+* ``reads_later_oparg``: it reads the oparg of a code unit after its caches
+  (``next_instr[1].op.arg``, ``_Py_OPARG(next_instr[1])``): it uses the following instruction's
+  argument (the ``COMPARE_AND_BRANCH`` forms take the jump offset from the jump after them);
+* ``skip_call``: it uses 3.11's ``SKIP_CALL()`` (steps over the ``CALL`` that follows a ``PRECALL``);
+* ``super``: the components of its ``super(...)`` declaration.
+
+Globally: whether a miss (``DEOPT_IF``) and a specialization attempt (``DISPATCH_SAME_OPARG``)
+reach a point where the instruction is counted a second time (``counted_twice``: true, false, or
+null when the source does not show it; ``why`` says what was read).
+
+Stdlib only; runs inside the built interpreter and on the host (tests pass hand-written snippets).
+"""
+
+import os
+import re
+
+FILES = ("Python/generated_cases.c.h", "Python/ceval.c", "Python/ceval_macros.h", "Python/bytecodes.c")
+"""The files read, in the order handlers are looked up (the harness records them with each build)."""
+
+_NOISE = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
+_TARGET = re.compile(r"\bTARGET\((\w+)\)\s*\{")
+_SUPER = re.compile(r"\bsuper\((\w+)\)\s*=\s*([\w\s+]+);")
+_ASSERTED = re.compile(r"==\s*\(?\s*([A-Z][A-Z0-9_]*)\b")
+_READS_NEXT = re.compile(r"\bNEXTOPARG\(\)|\(\s*next_instr\+\+\s*\)\s*->\s*op\.arg")
+_READS_LATER = re.compile(r"\bnext_instr\[\s*\d+\s*\]\s*\.\s*op\.arg|\b_Py_OPARG\(\s*next_instr\[\s*\d+\s*\]\s*\)")
+
+
+def read_files(root):
+    """``{relative path: text}`` of the ``FILES`` present under ``root`` (``{}`` if none)."""
+    out = {}
+    for rel in FILES:
+        path = os.path.join(root, rel)
+        if os.path.isfile(path):
+            with open(path, errors="replace") as f:
+                out[rel] = f.read()
+    return out
+
+
+def strip_c(text):
+    """``text`` without comments and string/char literals (so braces and names are code)."""
+    return _NOISE.sub(lambda m: " " if m.group(0)[0] == "/" else '""', text)
+
+
+def _block(text, start):
+    """The text between the ``{`` just before ``start`` and its matching ``}``."""
+    depth, k = 1, start
+    while depth and k < len(text):
+        depth += {"{": 1, "}": -1}.get(text[k], 0)
+        k += 1
+    return text[start : k - 1]
+
+
+def handler_bodies(code):
+    """``{name: body}`` of every ``TARGET(NAME) { ... }`` in stripped C ``code``."""
+    return {m.group(1): _block(code, m.end()) for m in _TARGET.finditer(code)}
+
+
+def macro_definitions(code, name):
+    """Bodies of every ``#define NAME(...)`` in stripped C ``code`` (continuation lines joined)."""
+    out = []
+    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+%s\b" % re.escape(name), code, re.M):
+        end = m.end()
+        while True:
+            nl = code.find("\n", end)
+            if nl < 0:
+                end = len(code)
+                break
+            if code[nl - 1] != "\\":
+                end = nl
+                break
+            end = nl + 1
+        out.append(code[m.end() : end].replace("\\\n", " "))
+    return out
+
+
+def label_block(code, label):
+    """The ``{ ... }`` block right after ``label:`` at the start of a line (``None`` if absent)."""
+    m = re.search(r"^\s*%s:\s*\{" % re.escape(label), code, re.M)
+    return _block(code, m.end()) if m else None
+
+
+def _handler_facts(body, opnames, components):
+    facts = {}
+    asserts = sorted({n for n in _ASSERTED.findall(body) if n in opnames})
+    if asserts:
+        facts["asserts"] = asserts
+    if _READS_NEXT.search(body):
+        facts["reads_next"] = True
+    if _READS_LATER.search(body):
+        facts["reads_later_oparg"] = True
+    if re.search(r"\bSKIP_CALL\(\)", body):
+        facts["skip_call"] = True
+    if components:
+        facts["super"] = components
+    return facts
+
+
+def _miss_fact(macros, ceval, handlers, target_counts):
+    deopts = [d for text in macros for d in macro_definitions(text, "DEOPT_IF")]
+    if not deopts:
+        return {"counted_twice": None, "why": "no DEOPT_IF macro in the recorded source"}
+    if all(re.search(r"\bgoto\s+miss\b", d) for d in deopts):
+        block = label_block(ceval, "miss")
+        if block is not None and "DISPATCH_GOTO()" in block:
+            why = "DEOPT_IF jumps to miss:, which re-dispatches (DISPATCH_GOTO) to the base instruction's TARGET"
+            return {"counted_twice": True, "why": why}
+        return {
+            "counted_twice": None,
+            "why": "DEOPT_IF jumps to miss:, but no miss: block that re-dispatches was found",
+        }
+    if all(re.search(r"\bGO_TO_INSTRUCTION\(|\bPREDICT_ID\(", d) for d in deopts):
+        early = sorted(
+            n
+            for n, body in handlers.items()
+            if "PREDICTED(" in body
+            and not target_counts
+            and not (0 <= body.find("INSTRUCTION_STATS(") < body.find("PREDICTED("))
+        )
+        if early:
+            return {"counted_twice": None, "why": "PREDICTED label before the count in %s" % ", ".join(early)}
+        why = "DEOPT_IF goes to the base instruction's PREDICTED label, which comes after its count"
+        return {"counted_twice": False, "why": why}
+    return {"counted_twice": None, "why": "DEOPT_IF neither jumps to miss: nor to a PREDICTED label"}
+
+
+def _attempt_fact(macros):
+    names = ("DISPATCH_SAME_OPARG", "NOTRACE_DISPATCH_SAME_OPARG")  # the latter: main mid-2022
+    defs = [d for text in macros for name in names for d in macro_definitions(text, name)]
+    if not defs:
+        return {"counted_twice": None, "why": "no DISPATCH_SAME_OPARG macro in the recorded source"}
+    if all("DISPATCH_GOTO()" in d for d in defs):
+        why = "DISPATCH_SAME_OPARG re-dispatches (DISPATCH_GOTO) to the specialized instruction, which is counted"
+        return {"counted_twice": True, "why": why}
+    return {"counted_twice": None, "why": "DISPATCH_SAME_OPARG does not re-dispatch with DISPATCH_GOTO"}
+
+
+def source_facts(files, opnames):
+    """The facts (see the module docstring) from ``read_files`` output, for the opcodes ``opnames``.
+
+    ``{"files": [...], "handlers": {name: {fact: value}}, "misses": {...}, "attempts": {...}}``;
+    ``handlers`` lists every instruction of ``opnames`` that has a handler (facts may be empty).
+    """
+    code = {rel: strip_c(text) for rel, text in files.items()}
+    handlers = {}
+    for rel in ("Python/ceval.c", "Python/generated_cases.c.h"):  # generated cases win
+        handlers.update(handler_bodies(code.get(rel, "")))
+    supers = {m.group(1): m.group(2).split("+") for m in _SUPER.finditer(code.get("Python/bytecodes.c", ""))}
+    facts = {}
+    for name, body in handlers.items():
+        if name in opnames:
+            components = [c.strip() for c in supers.get(name, ())]
+            facts[name] = _handler_facts(body, opnames, components)
+    macros = [code.get("Python/ceval_macros.h", ""), code.get("Python/ceval.c", "")]
+    target_counts = any("INSTRUCTION_START" in d for text in macros for d in macro_definitions(text, "TARGET"))
+    return {
+        "files": sorted(files),
+        "handlers": facts,
+        "misses": _miss_fact(macros, code.get("Python/ceval.c", ""), handlers, target_counts),
+        "attempts": _attempt_fact(macros),
+    }

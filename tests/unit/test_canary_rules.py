@@ -1,0 +1,214 @@
+"""Canary rules derived from the interpreter: the source facts (on hand-written C in the shape of
+CPython's handlers and dispatch macros, not CPython's code) and the rule resolution.  The rules on
+real data captured from builds: test_canary_captured.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pystats_harness.build.execute import SOURCE_SUBSET
+from pystats_harness.suite import canaries as C
+from pystats_harness.suite import canary_rules as R
+from pystats_harness.suite import canary_source as S
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "canaries"
+GENERATIONS = ("3.11.2", "main-1583c6e326", "3.12.0", "3.13.5")
+G = R.JUMP_GROUP
+
+# --- source facts, on hand-written snippets ------------------------------------------------------
+
+HANDLERS = r"""
+        TARGET(NOP) {
+            DISPATCH();
+        }
+        TARGET(SUPER_A__B) {
+            /* a brace in a comment { and in a literal */ char c = '{'; const char *s = "}{";
+            NEXTOPARG();
+            next_instr++;
+            if (x) { y(); }
+        }
+        TARGET(RANGE_FORM) {
+            _Py_CODEUNIT next = next_instr[1];
+            assert(_PyOpcode_Deopt[_Py_OPCODE(next)] == STORE_FAST);
+            if (r) { JUMPBY(2); } else { JUMPBY(1); }
+        }
+        TARGET(CMP_JUMP) {
+            NEXTOPARG();
+            assert(opcode == POP_JUMP_IF_FALSE || opcode == POP_JUMP_IF_TRUE || x == NOT_AN_OPCODE);
+        }
+        TARGET(PRE_LEN) {
+            SKIP_CALL();
+        }
+        TARGET(GEN_SUPER) {
+            oparg = (next_instr++)->op.arg;
+        }
+"""
+BYTECODES = "        super(GEN_SUPER) = LOAD_FAST + LOAD_CONST;\n        super(NOT_AN_OPCODE) = A + B;\n"
+OPNAMES = {"NOP", "SUPER_A__B", "RANGE_FORM", "CMP_JUMP", "PRE_LEN", "GEN_SUPER", "STORE_FAST"} | {
+    "POP_JUMP_IF_FALSE",
+    "POP_JUMP_IF_TRUE",
+    "LOAD_FAST",
+    "LOAD_CONST",
+}
+MISS_311 = """
+#define TARGET(op) TARGET_##op: INSTRUCTION_START(op);
+#define DEOPT_IF(cond, instname) if (cond) { goto miss; }
+#define DISPATCH_SAME_OPARG() \\
+    { \\
+        opcode = _Py_OPCODE(*next_instr); \\
+        DISPATCH_GOTO(); \\
+    }
+miss:
+    {
+        STAT_INC(opcode, miss);
+        next_instr--;
+        DISPATCH_GOTO();
+    }
+"""
+MACROS_PREDICTED = """
+#  define TARGET(op) TARGET_##op:
+#define GO_TO_INSTRUCTION(op) goto PREDICT_ID(op)
+#define DEOPT_IF(COND, INSTNAME)                            \\
+    if ((COND)) {                                           \\
+        UPDATE_MISS_STATS((INSTNAME));                      \\
+        GO_TO_INSTRUCTION(INSTNAME);                        \\
+    }
+"""
+
+
+def test_handler_bodies_skip_comments_and_literals() -> None:
+    bodies = S.handler_bodies(S.strip_c(HANDLERS))
+    assert set(bodies) == {"NOP", "SUPER_A__B", "RANGE_FORM", "CMP_JUMP", "PRE_LEN", "GEN_SUPER"}
+    assert "y();" in bodies["SUPER_A__B"] and "RANGE_FORM" not in bodies["SUPER_A__B"]
+
+
+def test_handler_facts() -> None:
+    files = {"Python/generated_cases.c.h": HANDLERS, "Python/bytecodes.c": BYTECODES}
+    handlers = S.source_facts(files, OPNAMES)["handlers"]
+    assert handlers["NOP"] == {}
+    assert handlers["SUPER_A__B"] == {"reads_next": True}
+    assert handlers["RANGE_FORM"] == {"asserts": ["STORE_FAST"]}
+    assert handlers["CMP_JUMP"] == {"asserts": ["POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"], "reads_next": True}
+    assert handlers["PRE_LEN"] == {"skip_call": True}
+    assert handlers["GEN_SUPER"] == {"reads_next": True, "super": ["LOAD_FAST", "LOAD_CONST"]}
+
+
+def test_miss_and_attempt_facts() -> None:
+    facts = S.source_facts({"Python/ceval.c": MISS_311 + HANDLERS}, OPNAMES)
+    assert facts["misses"]["counted_twice"] is True and "miss:" in facts["misses"]["why"]
+    assert facts["attempts"]["counted_twice"] is True
+    counted_first = "TARGET(LOAD_X) {\n INSTRUCTION_STATS(LOAD_X);\n PREDICTED(LOAD_X);\n }\n"
+    files = {"Python/ceval_macros.h": MACROS_PREDICTED, "Python/generated_cases.c.h": counted_first}
+    assert S.source_facts(files, OPNAMES)["misses"]["counted_twice"] is False
+    predicted_first = "TARGET(LOAD_X) {\n PREDICTED(LOAD_X);\n INSTRUCTION_STATS(LOAD_X);\n }\n"
+    files["Python/generated_cases.c.h"] = predicted_first
+    facts = S.source_facts(files, OPNAMES)
+    assert facts["misses"]["counted_twice"] is None and "LOAD_X" in facts["misses"]["why"]
+    assert facts["attempts"]["counted_twice"] is None  # no DISPATCH_SAME_OPARG there
+    counting_target = MACROS_PREDICTED.replace("TARGET_##op:", "TARGET_##op: INSTRUCTION_START(op);")
+    files["Python/ceval_macros.h"] = counting_target
+    assert S.source_facts(files, OPNAMES)["misses"]["counted_twice"] is False
+    notrace = MISS_311.replace("define DISPATCH_SAME_OPARG", "define NOTRACE_DISPATCH_SAME_OPARG")
+    assert S.source_facts({"Python/ceval.c": notrace}, OPNAMES)["attempts"]["counted_twice"] is True
+    no_miss_block = MISS_311.split("miss:")[0]
+    assert S.source_facts({"Python/ceval.c": no_miss_block}, OPNAMES)["misses"]["counted_twice"] is None
+    assert S.source_facts({}, OPNAMES)["misses"]["counted_twice"] is None
+
+
+def test_read_files_and_source_subset(tmp_path: Path) -> None:
+    assert S.read_files(str(tmp_path)) == {}
+    (tmp_path / "Python").mkdir()
+    (tmp_path / "Python" / "ceval.c").write_text("x")
+    assert S.read_files(str(tmp_path)) == {"Python/ceval.c": "x"}
+    assert set(S.FILES) <= set(SOURCE_SUBSET), "the build must record every file the canary rules read"
+
+
+# --- resolution ---------------------------------------------------------------------------------
+
+
+def test_every_rule_has_a_witness() -> None:
+    assert set(R.IMPLIED) == set(R.WITNESS)
+    for name, (kind, value) in R.WITNESS.items():
+        assert kind in ("super", "asserts", "base_asserts", "skip_call"), name
+        assert value in R.IMPLIED[name] or (value == G and G in R.IMPLIED[name]), name
+
+
+def names(*ops: str) -> dict[int, str]:
+    return dict(enumerate(ops, 1))
+
+
+def test_resolve_without_source_is_undetermined_not_wrong() -> None:
+    got = R.resolve(names("FOR_ITER_RANGE", "STORE_FAST", "COMPARE_OP_INT_JUMP", "POP_JUMP_IF_TRUE"), {}, None)
+    assert got["implied"] == {} and got["groups"] == {}
+    assert got["miss_double_counted"] is False and got["attempt_double_counted"] is False
+    rules = {u["rule"]: u["families"] for u in got["undetermined"]}
+    assert rules == {
+        "FOR_ITER_RANGE": ["STORE_FAST"],
+        "COMPARE_OP_INT_JUMP": ["POP_JUMP_IF_TRUE"],
+        "misses": None,
+        "attempts": None,
+    }
+    assert got["rules"]["FOR_ITER_RANGE"].startswith("undetermined: no handler")
+
+
+def test_resolve_applies_only_what_the_handler_shows() -> None:
+    source = {
+        "files": ["Python/generated_cases.c.h"],
+        "handlers": {
+            "FOR_ITER_RANGE": {},  # pushes the value (3.12.0): no STORE_FAST performed
+            "COMPARE_OP_INT_JUMP": {"asserts": ["POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"], "reads_next": True},
+            "LOAD_FAST__LOAD_FAST": {"super": ["LOAD_FAST", "LOAD_FAST"], "reads_next": True},
+            "STORE_FAST__LOAD_FAST": {"super": ["STORE_FAST", "LOAD_CONST"]},  # not what the name says
+        },
+        "misses": {"counted_twice": False, "why": "w"},
+        "attempts": {"counted_twice": True, "why": "w"},
+    }
+    ops = ("FOR_ITER_RANGE", "COMPARE_OP_INT_JUMP", "LOAD_FAST__LOAD_FAST", "STORE_FAST__LOAD_FAST")
+    got = R.resolve(names(*ops, "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"), {}, source)
+    assert got["implied"] == {"COMPARE_OP_INT_JUMP": {G: 1}, "LOAD_FAST__LOAD_FAST": {"LOAD_FAST": 1}}
+    assert got["groups"] == {G: ["POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"]}
+    assert got["rules"]["FOR_ITER_RANGE"] == "not applied: handler does not assert STORE_FAST"
+    assert got["rules"]["STORE_FAST__LOAD_FAST"].startswith("not applied: super(")
+    assert got["undetermined"] == [] and got["attempt_double_counted"] is True
+
+
+def test_branch_forms_take_the_jump_their_base_asserts() -> None:
+    base = {"asserts": ["POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"]}
+    source = {"handlers": {"COMPARE_AND_BRANCH": base, "COMPARE_AND_BRANCH_INT": {"reads_later_oparg": True}}}
+    ops = names("COMPARE_AND_BRANCH", "COMPARE_AND_BRANCH_INT", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")
+    families = {"COMPARE_AND_BRANCH_INT": "COMPARE_AND_BRANCH"}
+    got = R.resolve(ops, families, source)
+    assert got["implied"] == {"COMPARE_AND_BRANCH": {G: 1}, "COMPARE_AND_BRANCH_INT": {G: 1}}
+    assert got["groups"] == {G: ["POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"]}
+    source["handlers"]["COMPARE_AND_BRANCH_INT"] = {}  # takes no oparg from the jump: performs none
+    assert "COMPARE_AND_BRANCH_INT" not in R.resolve(ops, families, source)["implied"]
+    later = "TARGET(CAB_INT) {\n int offset = next_instr[1].op.arg;\n JUMPBY(offset);\n }\n"
+    facts = S.source_facts({"Python/generated_cases.c.h": later}, {"CAB_INT"})
+    assert facts["handlers"]["CAB_INT"] == {"reads_later_oparg": True}
+
+
+def test_a_kernel_the_walk_refuses_cannot_be_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    def maybe(n):
+        acc = 0
+        for i in range(n):
+            if i is None:
+                acc += 1
+        return acc
+
+    monkeypatch.setitem(C.KERNELS, "maybe", maybe)
+    table = C.expect_table(["maybe", "arith"], source_root=None)
+    assert table["canaries"]["maybe"]["cannot_count"].startswith("cannot count canary maybe statically")
+    assert "per_iteration" in table["canaries"]["arith"]
+
+
+def test_any_jump_of_the_interpreter_tables_is_refused() -> None:
+    import opcode
+    from types import SimpleNamespace
+
+    from pystats_harness.suite import canary_expect as E
+
+    unknown_jump = SimpleNamespace(opname="BRANCH_SOMEHOW", opcode=250)  # no JUMP in the name
+    assert E._unsupported(unknown_jump, {250}) and not E._unsupported(unknown_jump, set())
+    assert E.jump_opcodes() >= {op for name, op in opcode.opmap.items() if "JUMP_" in name}
