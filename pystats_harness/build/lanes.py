@@ -103,18 +103,6 @@ def decide(state: dict[str, Any], changed: list[str] | None) -> tuple[bool, str]
 
 
 @contextlib.contextmanager
-def lane_free(lock_path: Path) -> Iterator[bool]:
-    """True (held for the ``with`` block) when no build is using the lane of ``lock_path``."""
-    with lock_path.open("a") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        yield True
-
-
-@contextlib.contextmanager
 def acquire(root: Path, group: str, mirror: Mirror, sha: str, worktree: Path, patched: list[str]) -> Iterator[Lane]:
     """A locked lane for this build (or a fresh temporary directory when all lanes are busy)."""
     root.mkdir(parents=True, exist_ok=True)

@@ -65,6 +65,13 @@ def unused(builds_dir: Path, key: str) -> Iterator[bool]:
     if path in _held:  # this process uses it itself
         yield False
         return
+    with exclusive_if_free(path) as free:
+        yield free
+
+
+@contextlib.contextmanager
+def exclusive_if_free(path: Path) -> Iterator[bool]:
+    """True (the lock file ``path`` held exclusively for the ``with`` block) when nobody holds it."""
     with path.open("a") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)

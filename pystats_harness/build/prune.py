@@ -21,7 +21,6 @@ from pathlib import Path
 
 from pystats_harness.build import integrity, locks
 from pystats_harness.build.cache import MARKER, CacheEntry
-from pystats_harness.build.lanes import lane_free
 from pystats_harness.config import Settings
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
@@ -198,7 +197,7 @@ def _lanes(settings: Settings, kept: Sequence[EntryInfo]) -> int:
         lane = state.with_suffix("")
         if lane.name.rsplit("-", 1)[0] in needed:
             continue
-        with lane_free(root / f"{lane.name}.lock") as free:
+        with locks.exclusive_if_free(root / f"{lane.name}.lock") as free:
             if free:
                 freed += _remove_tree(lane) if lane.exists() else 0
                 state.unlink(missing_ok=True)
