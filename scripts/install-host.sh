@@ -55,8 +55,16 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 fi
 
 # The docker CLI first on PATH may not be Debian's; the harness talks to the engine via the SDK.
+# A dockerd that is really running (a killed one may linger as a zombie or while it dies).
+dockerd_alive() {
+  for p in $(pgrep -x dockerd); do
+    case "$(ps -o stat= -p "$p" 2>/dev/null)" in Z*|"") ;; *) return 0 ;; esac
+  done
+  return 1
+}
 if ! /usr/bin/docker info >/dev/null 2>&1; then
-  if ! pgrep -x dockerd >/dev/null; then
+  for _ in $(seq 1 20); do dockerd_alive || break; sleep 0.5; done  # a killed daemon still dying
+  if ! dockerd_alive; then
     # a daemon killed with its session leaves its pid files behind
     rm -f /var/run/docker.pid /var/run/docker/containerd/containerd.pid
   fi

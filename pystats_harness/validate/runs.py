@@ -9,6 +9,7 @@ canary     python3 -B /suite/canaries.py run NAME N                       one pr
 from __future__ import annotations
 
 import enum
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from pystats_harness.config import Settings
 from pystats_harness.errors import ConfigError, RunFailed
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import write_text_atomic
 from pystats_harness.infra.runner import RunRequest, RunResult, run_python
 from pystats_harness.resources import SUITE_DIR
 from pystats_harness.stats.collection import Collection, collect
@@ -76,14 +78,26 @@ def known_workloads() -> list[str]:
     return sorted(p.stem for p in (SUITE_DIR / "workloads").glob("*.py") if p.stem != "__init__")
 
 
-def workload_mounts(workload: str) -> tuple[tuple[engine.Mount, ...], str]:
-    """A suite workload name, or a path to a script defining run(loops) (mounted at /workload)."""
+def workload_mounts(workload: str, scripts_dir: Path | None = None) -> tuple[tuple[engine.Mount, ...], str]:
+    """A suite workload name, or a path to a script defining run(loops) (mounted at /workload).
+
+    Runs are confined to the user nobody, who may not be able to read the user's directory, so a
+    script is copied (by content) into ``scripts_dir`` with world-readable modes and that is mounted."""
     path = Path(workload)
     if workload.endswith(".py"):
         if not path.is_file():
             raise ConfigError(f"workload script {workload} does not exist; pass a suite workload name or a .py path")
-        mount = engine.Mount(str(path.resolve().parent), SCRIPT_MOUNT, read_only=True)
-        return (mount,), f"{SCRIPT_MOUNT}/{path.name}"
+        if scripts_dir is None:
+            return (), f"{SCRIPT_MOUNT}/{path.name}"
+        data = path.read_bytes()
+        copy_dir = scripts_dir / hashlib.sha256(data).hexdigest()[:16]
+        copy_dir.mkdir(parents=True, exist_ok=True)
+        copy = copy_dir / path.name
+        if not copy.is_file():
+            write_text_atomic(copy, data.decode("utf-8", "surrogateescape"))
+        for p, mode in ((scripts_dir, 0o755), (copy_dir, 0o755), (copy, 0o644)):
+            p.chmod(mode)
+        return (engine.Mount(str(copy_dir), SCRIPT_MOUNT, read_only=True),), f"{SCRIPT_MOUNT}/{path.name}"
     if workload not in known_workloads():
         raise ConfigError(
             f"unknown workload {workload!r}; known: {', '.join(known_workloads())}, or a path to a .py script"
@@ -111,7 +125,7 @@ def _check(r: RunResult, what: str) -> RunResult:
 
 
 def run_manual(ctx: Context, entry: CacheEntry, workload: str, shape: Shape) -> PathRun:
-    mounts, target = workload_mounts(workload)
+    mounts, target = workload_mounts(workload, ctx.settings.cache_dir / "scripts")
     args = (
         "-B",
         f"{SUITE_MOUNT}/manual.py",
@@ -134,7 +148,7 @@ def run_automated(ctx: Context, entry: CacheEntry, workload: str, shape: Shape, 
             "pyperf --hook pystats cannot bracket anything here: the interpreter has no sys._stats_on "
             "(pyperf raises HookError; older pyperf silently collected whole processes)"
         )
-    mounts, target = workload_mounts(workload)
+    mounts, target = workload_mounts(workload, ctx.settings.cache_dir / "scripts")
     args = ["-B", f"{SUITE_MOUNT}/automated.py", target, "--loops", str(shape.loops), "--values", str(shape.values)]
     args += ["--warmups", str(shape.warmups), "--processes", str(shape.processes), "--site", SITE_MOUNT]
     args += ["-q", "-o", "/tmp/pyperf.json", *(["--leak"] if leak else [])]
