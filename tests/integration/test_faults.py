@@ -97,6 +97,10 @@ def test_two_builds_of_the_same_key_one_waits(harness: Harness, flags_file: str,
     the configure flags differ from the other tests')."""
     flags = tmp_path / "configure.toml"
     flags.write_text(f'flags = ["{FLAGS}", "--without-doc-strings"]\n')
+    dry = harness.invoke("build", "--rev", "v3.13.5", "--dry-run", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=str(flags))
+    entry = harness.settings.builds_dir / _key(dry.stdout.splitlines())
+    (entry / MARKER).unlink(missing_ok=True)
+    shutil.rmtree(entry, ignore_errors=True)  # a run before this one may have made it
     first = Streamed(harness.popen("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=str(flags)))
     first.wait_for("» configure", deadline=600)
     second = Streamed(harness.popen("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=str(flags)))
