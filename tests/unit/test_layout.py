@@ -24,8 +24,11 @@ LAYERS = {
     "stats": 2,
     "build": 3,
     "validate": 4,
-    "bisect": 5,
-    "cli": 6,
+    "collect": 5,
+    "cluster": 6,
+    "bisect": 7,
+    "history": 8,
+    "cli": 9,
 }
 MAX_MODULE_LINES = 300
 MAX_FUNCTION_LINES = 60
