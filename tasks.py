@@ -186,6 +186,41 @@ def validate(
         raise error
 
 
+@task(help=options.COLLECT)
+@_mapped
+def collect(
+    c: Context,
+    rev: str | None = None,
+    patches: str = "auto",
+    benchmarks: str = "default",
+    jobs: int = 2,
+    processes: int = 2,
+    loops: str | None = None,
+    out: str | None = None,
+    no_manual: bool = False,
+) -> None:
+    """pystats for pyperformance benchmarks, each in its own container, with a trust verdict per benchmark."""
+    from pystats_harness.cli import collect as cli
+
+    ctx = _context(c)
+    rev = rev or ctx.settings.default_rev
+    number = common.number
+    outcomes = cli.run_collect(
+        ctx,
+        rev,
+        patches,
+        benchmarks=benchmarks,
+        jobs=number("jobs", jobs, int),
+        processes=number("processes", processes, int),
+        loops=loops,
+        out=out,
+        manual=not no_manual,
+    )
+    error = cli.exit_error(outcomes)
+    if error is not None:
+        raise error
+
+
 @task(help=options.BASELINE)
 @_mapped
 def baseline(

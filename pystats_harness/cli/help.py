@@ -100,3 +100,14 @@ CACHE: dict[str, str] = {
     "older_than": "prune: remove builds not used for this many days",
     "dry_run": "prune: show what would be removed and remove nothing",
 }
+
+COLLECT: dict[str, str] = {
+    "rev": "revision to build (if not cached) and collect (default: setting pystats.default_rev)",
+    "patches": "auto (default), none, or a comma-separated list of change ids",
+    "benchmarks": "default | all | a group (apps, math, …) | names, e.g. nbody,richards or default,-go (default: default)",
+    "jobs": "benchmarks run at a time, each in its own container (default 2)",
+    "processes": "pyperf worker processes per benchmark; 2 or more checks that workers agree (default 2)",
+    "loops": "a loops file (loops.json of an earlier collect, or a pyperf result JSON); default: calibrate",
+    "out": "output directory (default: <cache_dir>/collect/<stamp>-<rev>); replaced only when complete",
+    "no_manual": "skip the manual-path leakage check (one extra run per benchmark)",
+}
