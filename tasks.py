@@ -216,9 +216,7 @@ def collect(
         out=out,
         manual=not no_manual,
     )
-    error = cli.exit_error(outcomes)
-    if error is not None:
-        raise error
+    cli.raise_for(outcomes)
 
 
 @task(help=options.BASELINE)

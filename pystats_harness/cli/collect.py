@@ -13,8 +13,6 @@ from pystats_harness.collect import driver, one
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect import report as collect_report
 from pystats_harness.collect.benchmarks import read_suite, select
-from pystats_harness.collect.errors import CollectFailed, CollectUntrusted
-from pystats_harness.collect.trust import Verdict
 from pystats_harness.collect.wheelhouse import benchmark_data_dir
 from pystats_harness.console import stdout_console
 from pystats_harness.infra.context import Context
@@ -77,14 +75,8 @@ def run_collect(
     return outcomes
 
 
-def exit_error(outcomes: list[one.Outcome]) -> CollectFailed | CollectUntrusted | None:
-    """Failed runs first (exit 25), then untrusted stats (26); skipped and unreliable are reported only."""
-    failed = [o.name for o in outcomes if o.verdict is Verdict.FAILED]
-    if failed:
-        return CollectFailed(
-            f"{len(failed)} benchmark(s) failed to run: {', '.join(failed)}; see the report for log tails"
-        )
-    untrusted = [o.name for o in outcomes if o.verdict is Verdict.UNTRUSTED]
-    if untrusted:
-        return CollectUntrusted(f"stats of {len(untrusted)} benchmark(s) are not trustworthy: {', '.join(untrusted)}")
-    return None
+def raise_for(outcomes: list[one.Outcome]) -> None:
+    """Exit 25 when a benchmark failed to run, 26 when one is untrustworthy (see report.exit_error)."""
+    error = collect_report.exit_error(outcomes)
+    if error is not None:
+        raise error

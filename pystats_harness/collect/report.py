@@ -12,6 +12,7 @@ from rich.table import Table
 
 from pystats_harness.build.cache import CacheEntry
 from pystats_harness.collect.benchmarks import Suite
+from pystats_harness.collect.errors import CollectFailed, CollectUntrusted
 from pystats_harness.collect.one import Outcome
 from pystats_harness.collect.trust import Check, Status, Verdict
 from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
@@ -98,3 +99,18 @@ def write(staging: Path, entry: CacheEntry, suite: Suite, run: Mapping[str, Any]
 
 def read(out: Path) -> dict[str, Any]:
     return dict(json.loads((out / "report.json").read_text()))
+
+
+def exit_error(outcomes: Sequence[Outcome]) -> CollectFailed | CollectUntrusted | None:
+    """Failed runs first (exit 25), then untrusted stats (26). Skipped benchmarks (a requirement that
+    cannot be installed here, said why) and unreliable ones (bench_command: the wrapper is measured)
+    are reported but do not fail a collect: they are properties of the benchmark, not of this run."""
+    failed = [o.name for o in outcomes if o.verdict is Verdict.FAILED]
+    if failed:
+        return CollectFailed(
+            f"{len(failed)} benchmark(s) failed to run: {', '.join(failed)}; the report has their log tails"
+        )
+    untrusted = [o.name for o in outcomes if o.verdict is Verdict.UNTRUSTED]
+    if untrusted:
+        return CollectUntrusted(f"stats of {len(untrusted)} benchmark(s) are not trustworthy: {', '.join(untrusted)}")
+    return None
