@@ -128,8 +128,9 @@ def compare(
     threshold: float = 0.0,
     family: bool = False,
     limit: int = 50,
+    plot: str | None = None,
 ) -> None:
-    """Compare two collections counter by counter, sorted by size of change."""
+    """Compare two collections counter by counter, or two collect outputs benchmark by benchmark."""
     from pystats_harness.cli import stats as cli
 
     cli.compare(
@@ -141,6 +142,7 @@ def compare(
         threshold=common.number("threshold", threshold) or 0.0,
         family=family,
         limit=int(limit),
+        plot=plot,
     )
 
 

@@ -32,11 +32,12 @@ STATS: dict[str, str] = {
 }
 
 COMPARE: dict[str, str] = {
-    "base": "base collection JSON (from invoke stats --json)",
-    "head": "head collection JSON",
+    "base": "base collection JSON (from invoke stats --json), or a base `invoke collect` output directory",
+    "head": "head collection JSON, or a head `invoke collect` output directory",
+    "plot": "two collect outputs: write a heatmap PNG (benchmarks x families, change of hit ratio) here",
     "json": "write the comparison as JSON here",
     "markdown": "write a Markdown table (pasteable into a CPython issue) here",
-    "threshold": "hide counters whose relative change is below this fraction (e.g. 0.05)",
+    "threshold": "hide counters whose relative change is below this fraction (e.g. 0.05); for two collect outputs: flag ratio moves and relative count changes of at least this (default 0.10 and 0.25)",
     "family": "compare family totals (base + specialized forms) instead of single opcodes",
     "limit": "rows to show (default 50)",
 }

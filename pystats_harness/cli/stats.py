@@ -56,7 +56,11 @@ def compare(
     threshold: float,
     family: bool,
     limit: int,
+    plot: str | None = None,
 ) -> None:
+    if base.is_dir() or head.is_dir():
+        compare_suites(base, head, json_out=json_out, markdown_out=markdown_out, threshold=threshold, plot=plot)
+        return
     for p in (base, head):
         if not p.is_file():
             raise ConfigError(f"collection {p} does not exist; make one with `invoke stats DIR --json OUT`")
@@ -66,3 +70,29 @@ def compare(
     if markdown_out:
         write_text_atomic(Path(markdown_out), _compare.to_markdown(comparison, limit))
     stdout_console().print(_compare.to_rich(comparison, limit))
+
+
+def compare_suites(
+    base: Path, head: Path, *, json_out: str | None, markdown_out: str | None, threshold: float, plot: str | None
+) -> None:
+    """Two `invoke collect` outputs: per benchmark x metric, interesting changes flagged, a heatmap."""
+    from pystats_harness.collect import compare as suite_compare
+    from pystats_harness.collect.heatmap import write_heatmap
+
+    thresholds = suite_compare.Thresholds(ratio=threshold, count=threshold) if threshold else suite_compare.Thresholds()
+    comparison = suite_compare.compare_outputs(base, head, thresholds)
+    markdown = suite_compare.to_markdown(comparison)
+    if json_out:
+        write_text_atomic(Path(json_out), comparison.to_json())
+    if markdown_out:
+        write_text_atomic(Path(markdown_out), markdown)
+    png = write_heatmap(comparison, Path(plot)) if plot else None
+    out = stdout_console()
+    out.print(markdown, markup=False, highlight=False)
+    out.print(
+        "; ".join(
+            f"{what}: {where}"
+            for what, where in (("JSON", json_out), ("Markdown", markdown_out), ("heatmap", png))
+            if where
+        )
+    )
