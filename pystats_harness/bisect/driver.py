@@ -108,7 +108,7 @@ def run_bisect(
 ) -> BisectRun:
     """Measure good and bad, check they differ as claimed, then bisect the ancestry path between them."""
     started = time.perf_counter()
-    parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops), parse_direction(direction)
+    parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops, ctx), parse_direction(direction)
     good, path = bisect_path(Mirror(ctx.settings.mirror_dir), good, bad)
     progress = progress or Progress()
     measurer = Measurer(ctx.with_reporter(progress.reporter), parsed, work)
@@ -149,7 +149,7 @@ def measure_rev(
     ctx: Context, rev: str, *, workload: str, metric: str, loops: int | None = None, progress: Progress | None = None
 ) -> Measured:
     """One commit, as ``bisect-run`` needs it (the same caches as ``bisect``); progress index is -1."""
-    parsed, work = parse_metric(metric), resolve_workload(workload, loops)
+    parsed, work = parse_metric(metric), resolve_workload(workload, loops, ctx)
     commit = Mirror(ctx.settings.mirror_dir).resolve(rev)
     progress = progress or Progress()
     progress.start("bisect-run", 0, -1, commit)

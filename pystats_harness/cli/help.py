@@ -72,7 +72,7 @@ BASELINE: dict[str, str] = {
 BISECT: dict[str, str] = {
     "good": "revision where the metric has its old value (sha, tag, branch, main~3)",
     "bad": "later revision where it has changed (if good is on another branch: their merge base is used)",
-    "workload": "suite workload (nbody, richards, ... see configs/suite.toml) or a path to a .py "
+    "workload": "suite workload (nbody, richards, ... see configs/suite.toml), pyperformance:NAME (the benchmark's timed function on the manual path; default --loops 1), or a path to a .py "
     "script defining run(loops)",
     "metric": "counter name or arithmetic over counter names, e.g. "
     "'opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count'",
@@ -84,7 +84,7 @@ BISECT: dict[str, str] = {
 }
 
 BISECT_RUN: dict[str, str] = {
-    "workload": "suite workload or path to a .py script defining run(loops)",
+    "workload": "suite workload, pyperformance:NAME, or path to a .py script defining run(loops)",
     "metric": "counter name or arithmetic over counter names (as for invoke bisect)",
     "threshold": "bad when the metric is beyond this value (required)",
     "direction": "up (default): bad means above the threshold; down: below",

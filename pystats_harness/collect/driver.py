@@ -24,11 +24,12 @@ from pystats_harness.build.cache import CacheEntry
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect import one, report, runs, sites, wheelhouse
 from pystats_harness.collect.benchmarks import Benchmark, Suite
-from pystats_harness.errors import ConfigError, HarnessError, Interrupted
+from pystats_harness.errors import ConfigError, HarnessError, Interrupted, RunFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_text_atomic
 from pystats_harness.stats import summary
-from pystats_harness.stats.collection import aggregate, load, save
+from pystats_harness.stats.collection import aggregate, load, per_loop, save
+from pystats_harness.stats.collection import collect as collect_dumps
 from pystats_harness.validate.suiteconfig import SuiteConfig
 
 Started = Callable[[str], Callable[[str], None]]  # benchmark -> phase reporter
@@ -164,3 +165,18 @@ def _publish(staging: Path, out: Path) -> None:
         os.replace(out, old)
     os.replace(staging, out)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def manual_per_loop(ctx: Context, entry: CacheEntry, bench: Benchmark, loops: int) -> tuple[dict[str, float], Path]:
+    """One benchmark's timed function on the manual path, per loop (what a bisect measures); the run's
+    directory. A benchmark whose requirements cannot be installed here is a failed run."""
+    place = _place(ctx, entry, bench, wheelhouse.benchmark_data_dir(ctx))
+    if isinstance(place, one.Outcome):
+        raise RunFailed(f"pyperformance:{bench.name} cannot run on {entry.key[:12]}: {place.reason}")
+    run = runs.manual(ctx, entry, bench, place, loops=loops)
+    if not run.dumps:
+        raise RunFailed(
+            f"the manual run of pyperformance:{bench.name} left no stats dump (output kept in {run.result.run_dir})"
+        )
+    manual = collect_dumps(list(run.dumps), entry.names(), {**entry.stats_metadata(), "loops": loops})
+    return dict(per_loop(manual, loops).counters), run.result.run_dir

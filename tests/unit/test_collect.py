@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from pystats_harness.collect import compare as suite_compare
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect import one, report, runs, trust
 from pystats_harness.collect.benchmarks import Timing, read_suite, select
 from pystats_harness.errors import ConfigError
+from pystats_harness.stats.collection import Collection
 from pystats_harness.validate.suiteconfig import load_suite
 
 MANIFEST = """\
@@ -199,3 +201,51 @@ def test_report_and_exit_codes(data_dir: Path) -> None:
     failed = one.Outcome("x", "bm_x", trust.Verdict.FAILED, reason="boom")
     assert report.exit_error([good, untrusted]).exit_code == 26  # type: ignore[union-attr]
     assert report.exit_error([untrusted, failed]).exit_code == 25  # type: ignore[union-attr]
+
+
+def _collection(loops: int, **counters: float) -> Collection:
+    return Collection({"loops": loops, "revision": "r"}, dict(counters))
+
+
+def test_suite_compare_flags_ratio_moves_and_specializing_families() -> None:
+    base = _collection(
+        2,
+        **{
+            "opcode.LOAD_ATTR.execution_count": 1000,
+            "family.LOAD_ATTR.execution_count": 1000,
+            "family.LOAD_ATTR.specialization.hit": 800,
+            "family.LOAD_ATTR.specialization.miss": 200,
+            "family.LOAD_ATTR.specialization.failure_kinds.property": 100,
+            "family.PRECALL.execution_count": 500,
+            "family.PRECALL.specialization.hit": 500,
+        },
+    )
+    head = _collection(
+        2,
+        **{
+            "opcode.LOAD_ATTR.execution_count": 1000,
+            "family.LOAD_ATTR.execution_count": 1000,
+            "family.LOAD_ATTR.specialization.hit": 950,
+            "family.LOAD_ATTR.specialization.miss": 50,
+            "family.LOAD_ATTR.specialization.failure_kinds.property": 10,
+        },
+    )
+    changes = {
+        (c.family, c.metric): c for c in suite_compare.compare_benchmark("b", base, head, suite_compare.Thresholds())
+    }
+    hit = changes[("LOAD_ATTR", "hit_ratio")]
+    assert (hit.base, hit.head, hit.interesting) == (0.8, 0.95, True)
+    assert changes[("LOAD_ATTR", "failure.property")].base == 50  # per loop
+    assert changes[("LOAD_ATTR", "failure.property")].interesting
+    assert changes[("PRECALL", "hit_ratio")].head is None and changes[("PRECALL", "hit_ratio")].interesting
+    assert not changes[("PRECALL", "miss_ratio")].interesting  # a family gone is flagged once, by its hit ratio
+    assert not changes[("", "executed")].interesting
+    strict = suite_compare.Thresholds(ratio=0.5)
+    assert not {(c.family, c.metric): c for c in suite_compare.compare_benchmark("b", base, head, strict)}[
+        ("LOAD_ATTR", "hit_ratio")
+    ].interesting
+
+
+def test_suite_compare_needs_complete_outputs(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not a complete collect output"):
+        suite_compare.compare_outputs(tmp_path, tmp_path)
