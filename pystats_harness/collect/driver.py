@@ -120,12 +120,15 @@ def collect(
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "benchmarks").mkdir(parents=True)
     try:
-        with ThreadPoolExecutor(max_workers=request.jobs) as pool:
+        pool = ThreadPoolExecutor(max_workers=request.jobs)
+        try:
             futures = {
                 b.name: pool.submit(_job, ctx, entry, b, request, staging, suite, started, finished)
                 for b in request.benchmarks
             }
             results = {name: f.result() for name, f in futures.items()}
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C or an error: start no further benchmark
         outcomes = [results[b.name][0] for b in request.benchmarks]
         loops = {name: n for name, (_, n) in results.items() if n is not None}
         loops_file.write(staging / "loops.json", loops, suite_benchmarks.version)
