@@ -22,6 +22,10 @@ from pathlib import Path
 from pystats_harness.errors import ConfigError
 
 PYPERFORMANCE_VERSION = "1.14.0"
+#: Benchmarks that cannot run outside pyperformance's own runner, and why (reported as skipped).
+CANNOT_RUN = {
+    "hg_startup": "disabled in pyperformance's MANIFEST: it needs pyperformance's venv to find the hg program",
+}
 
 
 class Timing(enum.StrEnum):

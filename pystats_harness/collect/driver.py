@@ -23,7 +23,8 @@ from pathlib import Path
 from pystats_harness.build.cache import CacheEntry
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect import one, report, runs, sites, wheelhouse
-from pystats_harness.collect.benchmarks import Benchmark, Suite
+from pystats_harness.collect.benchmarks import CANNOT_RUN, Benchmark, Suite
+from pystats_harness.collect.trust import Verdict
 from pystats_harness.errors import ConfigError, HarnessError, Interrupted, RunFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_text_atomic
@@ -56,6 +57,8 @@ def check_request(benchmarks: Sequence[Benchmark], jobs: int, processes: int, ou
 
 
 def _place(ctx: Context, entry: CacheEntry, bench: Benchmark, data_dir: Path) -> runs.Place | one.Outcome:
+    if bench.name in CANNOT_RUN:
+        return one.Outcome(bench.name, bench.directory, Verdict.SKIPPED, reason=f"skipped: {CANNOT_RUN[bench.name]}")
     pyperf_site = ctx.settings.wheelhouse_dir / "site"
     if not (pyperf_site / "pyperf").is_dir():
         raise ConfigError(

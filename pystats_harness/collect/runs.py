@@ -78,8 +78,12 @@ def _mounts(place: Place, out: Path | None) -> tuple[engine.Mount, ...]:
     return tuple(mounts)
 
 
-def _env(place: Place) -> dict[str, str]:
+def _env(place: Place, benchmark: Benchmark) -> dict[str, str]:
+    """The benchmark's requirements, its vendored sources (bm_2to3 pip-installs ``vendor/`` into its venv
+    at run time when lib2to3 is gone; here it is on the path instead) and pyperf."""
     path = [BENCH_SITE_MOUNT] if place.bench_site is not None else []
+    if (place.data_dir / benchmark.directory / "vendor" / "src").is_dir():
+        path.append(f"{BENCH_MOUNT}/{benchmark.directory}/vendor/src")
     return {
         "PYTHONPATH": ":".join([*path, PYPERF_SITE_MOUNT]),
         "PYTHONDONTWRITEBYTECODE": "1",
@@ -133,7 +137,11 @@ def _run(ctx: Context, entry: CacheEntry, request: RunRequest, out: Path | None,
 def calibrate(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, out: Path) -> BenchRun:
     args = pyperf_args(benchmark, loops=None, processes=1, hook=False)
     request = RunRequest(
-        args, env=_env(place), mounts=_mounts(place, out), stats_dir=False, label=f"calibrate-{benchmark.name}"
+        args,
+        env=_env(place, benchmark),
+        mounts=_mounts(place, out),
+        stats_dir=False,
+        label=f"calibrate-{benchmark.name}",
     )
     return _run(ctx, entry, request, out, "calibration run", benchmark.name)
 
@@ -142,13 +150,16 @@ def automated(
     ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, out: Path, *, loops: int, processes: int
 ) -> BenchRun:
     args = pyperf_args(benchmark, loops=loops, processes=processes, hook=True)
-    request = RunRequest(args, env=_env(place), mounts=_mounts(place, out), label=f"pyperf-{benchmark.name}")
+    request = RunRequest(args, env=_env(place, benchmark), mounts=_mounts(place, out), label=f"pyperf-{benchmark.name}")
     return _run(ctx, entry, request, out, "pyperf --hook pystats run", benchmark.name)
 
 
 def manual(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, *, loops: int) -> BenchRun:
     request = RunRequest(
-        manual_args(benchmark, loops), env=_env(place), mounts=_mounts(place, None), label=f"manual-{benchmark.name}"
+        manual_args(benchmark, loops),
+        env=_env(place, benchmark),
+        mounts=_mounts(place, None),
+        label=f"manual-{benchmark.name}",
     )
     return _run(ctx, entry, request, None, "manual run", benchmark.name)
 
