@@ -13,6 +13,7 @@ from pystats_harness.collect import driver, one
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect import report as collect_report
 from pystats_harness.collect.benchmarks import read_suite, select
+from pystats_harness.collect.trust import Verdict
 from pystats_harness.collect.wheelhouse import benchmark_data_dir
 from pystats_harness.console import stdout_console
 from pystats_harness.infra.context import Context
@@ -63,7 +64,10 @@ def run_collect(
                 if task.description.startswith(f"  {outcome.name}:") or task.description == f"  {outcome.name}":
                     progress.remove_task(task.id)
             progress.advance(overall)
-            ctx.reporter.console.print(f"{outcome.name}: {outcome.verdict.value} ({outcome.seconds:.0f} s)")
+            detail = "" if outcome.verdict is Verdict.TRUSTED else f": {collect_report.detail(outcome)}"
+            ctx.reporter.console.print(
+                f"{outcome.name}: {outcome.verdict.value} ({outcome.seconds:.0f} s){detail}", markup=False
+            )
 
         outcomes = driver.collect(
             ctx, entry, suite_benchmarks, request, load_suite(), started=started, finished=finished

@@ -40,7 +40,8 @@ def headline(outcomes: Sequence[Outcome]) -> str:
     return f"{len(ran)} of {len(outcomes)} benchmarks ran ({len(dirs)} benchmark directories): {parts}"
 
 
-def _detail(o: Outcome) -> str:
+def detail(o: Outcome) -> str:
+    """The reason, the failed checks' details, or the leakage check's numbers."""
     if o.reason:
         return o.reason
     bad = [c for c in o.checks if c.status is Status.FAIL]
@@ -61,7 +62,7 @@ def to_rich(outcomes: Sequence[Outcome], title: str) -> Table:
             str(o.loops or ""),
             *(marks.get(c, "") for c in Check),
             f"{o.seconds:.0f}",
-            _detail(o),
+            detail(o),
         )
     return table
 
@@ -78,8 +79,8 @@ def to_markdown(outcomes: Sequence[Outcome], meta: Mapping[str, Any]) -> str:
     for o in outcomes:
         marks = {c.check: _MARK[c.status] for c in o.checks}
         cells = " | ".join(marks.get(c, "") for c in Check)
-        detail = _detail(o).replace("|", "\\|").replace("\n", " ")
-        lines.append(f"| `{o.name}` | {o.verdict.value} | {o.loops or ''} | {cells} | {detail} |")
+        text = detail(o).replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| `{o.name}` | {o.verdict.value} | {o.loops or ''} | {cells} | {text} |")
     return "\n".join(lines) + "\n"
 
 

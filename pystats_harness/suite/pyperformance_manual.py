@@ -2,60 +2,67 @@
 
     python3 /suite/pyperformance_manual.py LOOPS RUNSCRIPT [EXTRA_OPTS...]
 
-Runs the benchmark's run script as ``__main__`` with ``pyperf.Runner`` replaced by a subclass whose
-``bench_time_func`` / ``bench_func`` record the timed function instead of timing it (everything else
-of the Runner -- its argument parser, metadata, ``parse_args`` -- is pyperf's own, so the script sets
-itself up exactly as under pyperf). Then each recorded function is called inside one bracket, in
-the order the script handed them over, without a warmup (as ``--warmups 0`` does for the automated
+Runs the benchmark's run script as ``__main__`` (a real module in ``sys.modules``, so that
+multiprocessing can pickle its functions) with ``pyperf.Runner`` replaced by a subclass whose
+``bench_time_func`` / ``bench_func`` call the timed function inside one bracket instead of timing it
+-- at the moment the script hands it over, inside whatever set-up the script made around that call
+(e.g. a temporary directory removed right after). Everything else of the Runner -- its argument
+parser, metadata, ``parse_args`` -- is pyperf's own. No warmup (as ``--warmups 0`` for the automated
 path): ``f(loops, *args)`` for ``bench_time_func``, ``f(*args)`` ``loops`` times for ``bench_func``.
 The process exits normally and dumps once. Prints one JSON line: the benchmark names it bracketed.
 
-Exit status: 0; 3 when the script hands pyperf nothing callable directly (``bench_async_func``,
-``bench_command``); the script's own status when it fails.
+Exit status: 0; 3 when the script hands pyperf something not callable directly
+(``bench_async_func``, ``bench_command``); the script's own status when it fails.
 """
 
 import json
-import runpy
 import sys
+import types
 
 
 def main(argv):
     loops, runscript, extra = int(argv[0]), argv[1], argv[2:]
     import pyperf
 
-    recorded = []
+    bracketed, not_callable = [], []
+
+    def bracket(name, call):
+        sys._stats_on()
+        try:
+            call()
+        finally:
+            sys._stats_off()
+        bracketed.append(name)
 
     class Recorder(pyperf.Runner):
         def bench_time_func(self, name, func, *args, inner_loops=None, metadata=None):
-            recorded.append((name, "time", func, args))
+            bracket(name, lambda: func(loops, *args))
 
         def bench_func(self, name, func, *args, inner_loops=None, metadata=None):
-            recorded.append((name, "func", func, args))
+            def repeat():
+                for _ in range(loops):
+                    func(*args)
+
+            bracket(name, repeat)
 
         def bench_async_func(self, name, func, *args, inner_loops=None, metadata=None):
-            recorded.append((name, "async", func, args))
+            not_callable.append(name)
 
         def bench_command(self, name, command):
-            recorded.append((name, "command", None, ()))
+            not_callable.append(name)
 
     pyperf.Runner = Recorder
-    sys.argv = [runscript, *extra]
-    runpy.run_path(runscript, run_name="__main__")
-    if not recorded or any(kind in ("async", "command") for _, kind, _, _ in recorded):
-        print(json.dumps({"not_callable": [name for name, _, _, _ in recorded]}))
-        return 3
     sys._stats_off()
     sys._stats_clear()
-    for _, kind, func, args in recorded:
-        sys._stats_on()
-        if kind == "time":
-            func(loops, *args)
-        else:
-            for _ in range(loops):
-                func(*args)
-        sys._stats_off()
-    print(json.dumps({"bracketed": [name for name, _, _, _ in recorded]}))
-    return 0
+    sys.argv = [runscript, *extra]
+    main_module = types.ModuleType("__main__")
+    main_module.__file__ = runscript
+    sys.modules["__main__"] = main_module
+    with open(runscript, encoding="utf-8") as f:
+        code = compile(f.read(), runscript, "exec")
+    exec(code, main_module.__dict__)
+    print(json.dumps({"bracketed": bracketed, "not_callable": not_callable}))
+    return 3 if not_callable or not bracketed else 0
 
 
 if __name__ == "__main__":
