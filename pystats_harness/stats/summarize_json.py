@@ -1,13 +1,13 @@
 """Export dumps as the JSON that ``Tools/scripts/summarize_stats.py --json-output`` writes (3.13 shape).
 
 The document holds the summed raw keys of the dumps (``opcode[LOAD_ATTR].specialization.hit``,
-``GC[0] collections``, ...), ``__nfiles__``, and the tables a 3.13+ script stores so that a saved
+``GC[0] collections``, ...), ``__nfiles__``, and the tables a 3.13 script stores so that a saved
 JSON renders without the interpreter or source tree that made it: ``_specialized_instructions``,
 ``_defines`` (``SPEC_FAIL_*``) and ``_stats_defines`` (``EVAL_CALL_*``), all taken from the build's
 own ``names.json``.  ``_pystats_harness`` records where the dumps came from (the scripts ignore it).
 
-For a 3.13+ build the export equals the revision's own ``--json-output`` of the same files.  Numeric
-3.11/3.12 dumps are named with the build's opcode table, so that ``summarize_stats.py`` of 3.13+
+For a 3.13 build the export equals the revision's own ``--json-output`` of the same files.  Numeric
+3.11/3.12 dumps are named with the build's opcode table, so that ``summarize_stats.py`` of 3.13
 renders them and compares them with a newer run by name.  Two things of 3.11 are adjusted so that
 the 3.13 script labels 3.11's failure kinds as the harness (and 3.11's own script) does: the script
 treats kinds 0-8 as generic (3.11: 0-6), so 3.11's family-specific kinds are moved up by the
@@ -15,13 +15,13 @@ difference (``failure_kind_offset``), and where a family's defines carry another
 one the script looks for (3.11: ``PRECALL`` uses ``SPEC_FAIL_CALL_*``, ``FOR_ITER`` uses
 ``SPEC_FAIL_FOR_ITER_*`` where the script looks for ``ITER``), an alias with that prefix is added.
 
-Which script reads it: 3.13+ (and so the 3.13.5 one) reads every export; 3.12's reads JSON only with
-opcode *numbers* of its own build (it ``int()``s the key), 3.11's reads no JSON at all.
+Which script reads it: 3.13's (3.13.5 tested) reads every export (of 3.11, 3.12 and 3.13 runs); 3.12's
+reads JSON only with opcode *numbers* of its own build (it ``int()``s the key), 3.11's no JSON at all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.stats.dumps import DumpResult, parse_files
 from pystats_harness.stats.keys import classify
-from pystats_harness.stats.names import NameTables, _fail_prefixes
+from pystats_harness.stats.names import NameTables
 
 #: The key holding the harness's own metadata (no summarize_stats.py reads keys starting with ``_p``).
 METADATA_KEY = "_pystats_harness"
@@ -92,13 +92,13 @@ def _named_key(key: str, names: NameTables, offset: int, unnamed: set[str]) -> s
 def _defines(names: NameTables, offset: int, families: set[str]) -> dict[str, list[str]]:
     """``SPEC_FAIL_*`` by (moved) value, in file order, plus an alias wherever the harness names a
     failing family's kind by a define whose prefix is not the one the script looks for."""
-    defines = _grouped(names.spec_fail, offset, names)
+    defines = _grouped(names.spec_fail, lambda value: _kind(value, names, offset))
     for family in sorted(families):
         theirs = script_prefix(family)
         for listed in defines.values():
             if any(name.startswith(theirs) for name in listed):
                 continue  # the script finds its own name here
-            for ours in _fail_prefixes(names.family(family)):
+            for ours in names.fail_prefixes(family):
                 found = next((name for name in listed if name.startswith(ours + "_")), None)
                 if found is not None:
                     listed.append(theirs + found[len(ours) :])
@@ -106,11 +106,11 @@ def _defines(names: NameTables, offset: int, families: set[str]) -> dict[str, li
     return defines
 
 
-def _grouped(pairs: Sequence[tuple[str, int]], offset: int, names: NameTables | None = None) -> dict[str, list[str]]:
+def _grouped(pairs: Sequence[tuple[str, int]], move: Callable[[int], int] = int) -> dict[str, list[str]]:
     """``{str(value): [NAME, ...]}`` in file order, as the script stores its defines (values moved)."""
     out: dict[str, list[str]] = {}
     for name, value in pairs:
-        out.setdefault(str(_kind(value, names, offset) if names else value), []).append(name)
+        out.setdefault(str(move(value)), []).append(name)
     return out
 
 
@@ -144,11 +144,11 @@ def summarize_json(dump: DumpResult, names: NameTables, origin: Mapping[str, Any
     numeric = any(key.startswith("opcode[") and key[7:8].isdigit() for key in dump.raw)
     doc["__nfiles__"] = len(dump.sources)
     doc["_specialized_instructions"] = _specialized_instructions(names)
-    doc["_stats_defines"] = _grouped(names.eval_call, 0)
+    doc["_stats_defines"] = _grouped(names.eval_call)
     doc["_defines"] = _defines(names, offset, failing)
     doc[METADATA_KEY] = {
-        "schema": SCHEMA,
         **dict(origin),
+        "schema": SCHEMA,
         "python_version": origin.get("python_version") or names.python_version,
         "opcode_keys": "numbers, named with the build's names.json" if numeric else "names",
         "unnamed_opcodes": sorted(unnamed, key=int),
