@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from pathlib import Path
 
@@ -11,11 +12,13 @@ import pytest
 
 from pystats_harness.build.cache import CacheEntry, lookup
 from pystats_harness.infra import engine
-from pystats_harness.infra.runner import RunRequest, run_python
+from pystats_harness.infra.runner import RunRequest, RunResult, run_python
 from pystats_harness.stats.collection import Collection, load
 from pystats_harness.stats.summarize import SCRIPT, crosscheck_dir, summarize_output
 from pystats_harness.stats.summarize_json import METADATA_KEY
 from tests.integration.conftest import Harness
+
+CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")
 
 #: Failure kinds of many families: an overriding descriptor (function.__name__) and int + float (3.11.2:
 #: kind 8, which the 3.13 script takes for a generic kind), properties, calls of classes (3.11: PRECALL),
@@ -166,51 +169,75 @@ def check_rendered(markdown: str, collection: Collection) -> None:
     assert failure_rows == len(counted) > 0
 
 
+def exported(harness: Harness, rev: str, tmp_path: Path) -> tuple[CacheEntry, Collection, Path]:
+    """Run KINDS on ``rev``'s build; `invoke stats --json --summarize-json` of its dump directory into
+    ``tmp_path`` (the collection) and ``tmp_path/exports/<rev>.json`` (the export)."""
+    entry = built(harness, rev)
+    r = run_python(harness.context(), entry, RunRequest(("-c", KINDS), label="sumjson"))
+    assert r.exit_code == 0 and len(r.stats_files) == 1, r.stderr
+    exports = tmp_path / "exports"
+    exports.mkdir(mode=0o755, exist_ok=True)
+    exports.chmod(0o755)  # read by the container's user nobody
+    stats_dir, out, collection = r.stats_files[0].parent, exports / f"{rev}.json", tmp_path / f"{rev}.collection.json"
+    done = harness.invoke(
+        "stats", str(stats_dir), "--rev", rev, "--json", str(collection), "--summarize-json", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"summarize_stats JSON: {out}" in done.stdout
+    doc = json.loads(out.read_text())
+    assert doc["__nfiles__"] == 1 and doc[METADATA_KEY]["sha"] == entry.manifest()["sha"]
+    return entry, load(collection), stats_dir
+
+
+def summarize(harness: Harness, entry: CacheEntry, tmp_path: Path, *exports: str) -> RunResult:
+    """``entry``'s own summarize_stats.py, run by its interpreter in a container, on the named exports."""
+    mounts = (engine.Mount(str(tmp_path / "exports"), "/exports", read_only=True),)
+    args = ("-I", SCRIPT, *(f"/exports/{name}" for name in exports))
+    return run_python(harness.context(), entry, RunRequest(args, stats_dir=False, mounts=mounts, label="sumjson"))
+
+
+def rendered(harness: Harness, entry: CacheEntry, tmp_path: Path, *exports: str) -> str:
+    r = summarize(harness, entry, tmp_path, *exports)
+    assert r.exit_code == 0, r.stderr[-2000:]
+    return r.stdout
+
+
+def check_compared(markdown: str, base: Collection, head: Collection) -> None:
+    """summarize_stats.py base.json head.json: execution counts side by side, by name."""
+    compared = html_tables(markdown)
+    rows = {row[0]: row for row in compared[("Execution counts", "")][0]}
+    assert rows["Name"] == ["Name", "Base Count", "Head Count", "Change"]
+    counts = [c.counters["opcode.LOAD_ATTR.execution_count"] for c in (base, head)]
+    assert [count(rows["LOAD_ATTR"][1]), count(rows["LOAD_ATTR"][2])] == counts
+    assert compared[("Meta stats", "")][0][1][:3] == ["Number of data files", "1", "1"]
+
+
 def test_summarize_json_renders_with_the_313_script(harness: Harness, tmp_path: Path) -> None:
     """`invoke stats --summarize-json` of a 3.11.2 and a 3.13.5 run; 3.13.5's summarize_stats.py (run by
     its interpreter in a container) renders both with the harness's numbers, and compares them."""
-    ctx = harness.context()
-    exports = tmp_path / "exports"
-    exports.mkdir(mode=0o755)
-    exports.chmod(0o755)  # read by the container's user nobody
-    collections: dict[str, Collection] = {}
-    entries: dict[str, CacheEntry] = {}
-    for rev in ("v3.11.2", "v3.13.5"):
-        entries[rev] = built(harness, rev)
-        r = run_python(ctx, entries[rev], RunRequest(("-c", KINDS), label="sumjson"))
-        assert r.exit_code == 0 and len(r.stats_files) == 1, r.stderr
-        stats_dir, out = r.stats_files[0].parent, exports / f"{rev}.json"
-        done = harness.invoke(
-            "stats",
-            str(stats_dir),
-            "--rev",
-            rev,
-            "--json",
-            str(tmp_path / f"{rev}.collection.json"),
-            "--summarize-json",
-            str(out),
-        )
-        assert done.returncode == 0, done.stderr
-        assert f"summarize_stats JSON: {out}" in done.stdout
-        collections[rev] = load(tmp_path / f"{rev}.collection.json")
-        doc = json.loads(out.read_text())
-        assert doc["__nfiles__"] == 1 and doc[METADATA_KEY]["sha"] == entries[rev].manifest()["sha"]
-        if rev == "v3.13.5":  # the revision's own --json-output of the same directory, in its container
-            own = json.loads(summarize_output(ctx, entries[rev], stats_dir))
-            assert {k: v for k, v in doc.items() if k != METADATA_KEY} == own
+    old, old_collection, _ = exported(harness, "v3.11.2", tmp_path)
+    new, new_collection, stats_dir = exported(harness, "v3.13.5", tmp_path)
+    own = json.loads(summarize_output(harness.context(), new, stats_dir))  # its --json-output of the same dumps
+    doc = json.loads((tmp_path / "exports" / "v3.13.5.json").read_text())
+    assert {k: v for k, v in doc.items() if k != METADATA_KEY} == own
+    check_rendered(rendered(harness, new, tmp_path, "v3.11.2.json"), old_collection)
+    check_rendered(rendered(harness, new, tmp_path, "v3.13.5.json"), new_collection)
+    check_compared(rendered(harness, new, tmp_path, "v3.11.2.json", "v3.13.5.json"), old_collection, new_collection)
+    own = summarize(harness, old, tmp_path, "v3.11.2.json")  # 3.11's ignores its arguments, reads /tmp/py_stats
+    assert own.exit_code != 0 and "FileNotFoundError" in own.stderr and "/tmp/py_stats" in own.stderr
 
-    def script(*inputs: str) -> str:
-        mounts = (engine.Mount(str(exports), "/exports", read_only=True),)
-        args = ("-I", SCRIPT, *(f"/exports/{name}" for name in inputs))
-        r = run_python(ctx, entries["v3.13.5"], RunRequest(args, stats_dir=False, mounts=mounts, label="sumjson"))
-        assert r.exit_code == 0, r.stderr[-2000:]
-        return r.stdout
 
-    for rev, collection in collections.items():
-        check_rendered(script(f"{rev}.json"), collection)
-    compared = html_tables(script("v3.11.2.json", "v3.13.5.json"))
-    rows = {row[0]: row for row in compared[("Execution counts", "")][0]}
-    assert rows["Name"] == ["Name", "Base Count", "Head Count", "Change"]
-    base, head = (collections[rev].counters["opcode.LOAD_ATTR.execution_count"] for rev in ("v3.11.2", "v3.13.5"))
-    assert [count(rows["LOAD_ATTR"][1]), count(rows["LOAD_ATTR"][2])] == [base, head]
-    assert compared[("Meta stats", "")][0][1][:3] == ["Number of data files", "1", "1"]
+@pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
+def test_summarize_json_of_a_312_run(harness: Harness, tmp_path: Path) -> None:
+    """3.12.0's numeric dumps, named: 3.13.5's script renders and compares them; 3.12.0's own script
+    cannot read named keys (it int()s the opcode key), as the README says."""
+    assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
+    old, old_collection, _ = exported(harness, "v3.12.0", tmp_path)
+    new, new_collection, _ = exported(harness, "v3.13.5", tmp_path)
+    assert json.loads((tmp_path / "exports" / "v3.12.0.json").read_text())[METADATA_KEY]["opcode_keys"].startswith(
+        "numbers"
+    )
+    check_rendered(rendered(harness, new, tmp_path, "v3.12.0.json"), old_collection)
+    check_compared(rendered(harness, new, tmp_path, "v3.12.0.json", "v3.13.5.json"), old_collection, new_collection)
+    own = summarize(harness, old, tmp_path, "v3.12.0.json")
+    assert own.exit_code != 0 and "ValueError: invalid literal for int()" in own.stderr
