@@ -40,12 +40,13 @@ def stats(
     dump = parse_files(dump_files(directory), lenient=lenient)
     collection = from_dump(dump, names, metadata)
     collection = per_loop(collection, loops) if loops else collection
+    export = summarize_json(dump, names, metadata) if summarize_json_out and names is not None else None
     if json_out:
         save(collection, Path(json_out))
     if markdown_out:
         write_text_atomic(Path(markdown_out), summary.to_markdown(collection))
-    if summarize_json_out and names is not None:
-        write_json_atomic(Path(summarize_json_out), summarize_json(dump, names, metadata))
+    if summarize_json_out and export is not None:
+        write_json_atomic(Path(summarize_json_out), export)
     out = stdout_console()
     out.print(summary.to_rich(collection))
     meta = collection.metadata
