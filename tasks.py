@@ -107,13 +107,22 @@ def stats(
     markdown: str | None = None,
     loops: str | None = None,
     lenient: bool = False,
+    summarize_json: str | None = None,
 ) -> None:
     """Turn a directory of dump files into one named collection."""
     from pystats_harness.cli import stats as cli
 
     per = common.number("loops", loops)
     cli.stats(
-        _context(c), Path(directory), rev, patches, json_out=json, markdown_out=markdown, loops=per, lenient=lenient
+        _context(c),
+        Path(directory),
+        rev,
+        patches,
+        json_out=json,
+        markdown_out=markdown,
+        loops=per,
+        lenient=lenient,
+        summarize_json_out=summarize_json,
     )
 
 

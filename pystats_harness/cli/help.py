@@ -29,6 +29,7 @@ STATS: dict[str, str] = {
     "markdown": "write a Markdown summary here",
     "loops": "divide every counter by this number of benchmark loops",
     "lenient": "skip malformed lines with a warning instead of failing",
+    "summarize_json": "also write the summarize_stats.py JSON (3.13 shape, opcodes named; raw counts) here; needs --rev",
 }
 
 COMPARE: dict[str, str] = {
