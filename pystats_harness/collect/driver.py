@@ -106,6 +106,8 @@ def _write_all(staging: Path, entry: CacheEntry, outcomes: Sequence[one.Outcome]
         total = aggregate(parts)
         save(total, staging / "all" / "collection.json")
         write_text_atomic(staging / "all" / "summary.md", summary.to_markdown(total))
+        dumps = sorted(staging.glob("benchmarks/*/dumps/*"))
+        one.export(entry, dumps, {"benchmark": "all"}, staging / "all" / "summarize.json")
 
 
 def collect(

@@ -19,6 +19,7 @@ from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_text_atomic
 from pystats_harness.stats import summary
 from pystats_harness.stats.collection import Collection, aggregate, collect, per_loop, save
+from pystats_harness.stats.summarize_json import write_summarize_json
 from pystats_harness.validate.suiteconfig import SuiteConfig
 
 Phase = Callable[[str], None]
@@ -135,6 +136,7 @@ def measure(
     ]
     if total.counters:
         write_text_atomic(out / "summary.md", summary.to_markdown(per_loop(total)))
+        export(entry, dumps, {"benchmark": bench.name, "loops": bracketed}, out / "summarize.json")
     manual, why_not = None, "skipped (--no-manual)"
     if options.manual and checks[-1].status is trust.Status.PASS:
         phase("manual path")
@@ -144,6 +146,13 @@ def measure(
     return Outcome(
         bench.name, bench.directory, trust.verdict(checks), tuple(checks), loops, functions, time.perf_counter() - start
     )
+
+
+def export(entry: CacheEntry, dumps: Sequence[Path], origin: Mapping[str, Any], path: Path) -> None:
+    """The summarize_stats-compatible JSON of ``dumps`` (named from the build's own tables)."""
+    names = entry.names()
+    if names is not None and dumps:
+        write_summarize_json(dumps, names, {**entry.stats_metadata(), **origin}, path)
 
 
 def failed(bench: Benchmark, exc: HarnessError, seconds: float, loops: int | None = None) -> Outcome:

@@ -16,6 +16,7 @@ Exit status: 0; 3 when the script hands pyperf something not callable directly
 """
 
 import json
+import os
 import sys
 import types
 
@@ -55,6 +56,7 @@ def main(argv):
     sys._stats_off()
     sys._stats_clear()
     sys.argv = [runscript, *extra]
+    sys.path[0] = os.path.dirname(os.path.abspath(runscript))  # as `python runscript` has it
     main_module = types.ModuleType("__main__")
     main_module.__file__ = runscript
     sys.modules["__main__"] = main_module

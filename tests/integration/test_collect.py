@@ -4,11 +4,14 @@ loops file reused across revisions, the suite comparison, a bisect on a benchmar
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from pystats_harness.stats.collection import Collection, load
 from tests.integration.conftest import Harness
+from tests.integration.test_stats import built, check_rendered, count, html_tables, rendered
 
 #: Fast ones: a bench_time_func (nbody), a bench_func script timing three functions (logging), and
 #: a bench_command one (python_startup: the hook brackets the wrapper).
@@ -99,3 +102,28 @@ def test_bisect_run_on_a_benchmark(harness: Harness) -> None:
         "bisect-run", "--workload", "pyperformance:nbody", "--metric", metric, "--threshold", "1", "--rev", "v3.13.5"
     )
     assert result.returncode == 1, result.stderr[-2000:]  # nbody specializes BINARY_OP: beyond 1 is "bad"
+
+
+def test_313_summarize_stats_renders_the_exports(harness: Harness, outputs: dict[str, Path], tmp_path: Path) -> None:
+    """The 3.13.5 summarize_stats.py renders a patched 3.11.2 collect's export, and compares it with
+    the 3.13.5 one; its tables carry the harness's numbers."""
+    exports = tmp_path / "exports"
+    exports.mkdir(mode=0o755)
+    exports.chmod(0o755)  # read by the container's user nobody
+    for which in ("base", "head"):
+        shutil.copyfile(outputs[which] / "benchmarks" / "logging" / "summarize.json", exports / f"{which}.json")
+        (exports / f"{which}.json").chmod(0o644)
+        assert (outputs[which] / "all" / "summarize.json").is_file()
+    head_entry = built(harness, "v3.13.5")
+    base_collection = load(outputs["base"] / "benchmarks" / "logging" / "collection.json")
+    check_rendered(rendered(harness, head_entry, tmp_path, "base.json"), base_collection)
+    head_collection = load(outputs["head"] / "benchmarks" / "logging" / "collection.json")
+    check_compared_counts(
+        rendered(harness, head_entry, tmp_path, "base.json", "head.json"), base_collection, head_collection
+    )
+
+
+def check_compared_counts(markdown: str, base: Collection, head: Collection) -> None:
+    rows = {row[0]: row for row in html_tables(markdown)[("Execution counts", "")][0]}
+    counts = [c.counters["opcode.BINARY_OP.execution_count"] for c in (base, head)]
+    assert [count(rows["BINARY_OP"][1]), count(rows["BINARY_OP"][2])] == counts

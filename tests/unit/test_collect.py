@@ -161,6 +161,10 @@ def test_trust_checks() -> None:
     far = trust.check_agreement([[_c(LOAD_FAST=1000), _c(LOAD_FAST=1500)]], suite, tol)
     assert far.status is trust.Status.FAIL and "worker 2 counts more" in far.detail
     assert far.findings[0]["counter"] == "opcode.LOAD_FAST.execution_count"
+    noise = [{**_c(LOAD_FAST=1_000_000), "opcode.LOAD_ATTR.specialization.miss": 50}, {**_c(LOAD_FAST=1_000_000)}]
+    assert trust.check_agreement([noise], suite, tol).status is trust.Status.PASS  # 50 < 0.01% of 1M instructions
+    noise[1]["opcode.LOAD_ATTR.specialization.miss"] = 250
+    assert trust.check_agreement([noise], suite, tol).status is trust.Status.FAIL
     objects = {"objects.allocations": 100.0}
     assert trust.check_agreement([[objects, {"objects.allocations": 105.0}]], suite, tol).status is trust.Status.PASS
     assert trust.check_agreement([[_c(A=1)]], suite, tol).status is trust.Status.NOT_APPLICABLE
