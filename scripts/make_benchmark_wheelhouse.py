@@ -55,10 +55,20 @@ def pip(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
+#: pip's framing around a failed build, never the line that says why.
+PIP_NOISE = ("subprocess-exited-with-error", "note:", "hint:", "encountered error", "[end of output]", "failed to build",
+             "metadata-generation-failed", "exit code:", "did not run successfully")  # fmt: skip
+
+
 def last_error(output: str) -> str:
-    lines = [line.strip() for line in output.splitlines() if line.strip() and not line.startswith("WARNING")]
-    errors = [line for line in lines if "error" in line.lower()]
-    return (errors or lines or ["(no output)"])[-1][:300]
+    """The line that says why pip failed (a Rust toolchain a package needs is named as such)."""
+    if any(word in output for word in ("maturin", "cargo", "rustc")):
+        return "needs a Rust toolchain (maturin/cargo), which the builder image does not have"
+    lines = [line.strip(" │╰─>×").strip() for line in output.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("WARNING")]
+    meaningful = [line for line in lines if not any(noise in line.lower() for noise in PIP_NOISE)]
+    errors = [line for line in meaningful if "error" in line.lower()]
+    return (errors or meaningful or lines or ["(no output)"])[-1][:300]
 
 
 def download(dest: Path, *args: str) -> list[str]:
@@ -181,8 +191,11 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def prepare_version(root: Path, version: str, requirements: dict[str, list[str]], old: dict, arch: str) -> dict:
-    """Locks and files for one X.Y; what the previous index recorded (files present) is reused."""
+def prepare_version(
+    root: Path, version: str, requirements: dict[str, list[str]], old: dict, arch: str, pure: dict[str, dict]
+) -> dict:
+    """Locks and files for one X.Y; what the previous index recorded (files present) is reused, and so is
+    a pin that is a pure wheel on another X.Y (``pure``: the same file serves every version)."""
     packages: dict[str, dict] = dict(old.get("packages", {}))
     benchmarks: dict[str, dict] = {}
     for bench, lines in requirements.items():
@@ -201,8 +214,13 @@ def prepare_version(root: Path, version: str, requirements: dict[str, list[str]]
         for pin in pins:
             if pin in packages and present(root, packages[pin]):
                 continue
+            if pin in pure and present(root, pure[pin]):
+                packages[pin] = pure[pin]
+                continue
             log(f"  {version} {pin}")
             packages[pin] = fetch_pin(root, pin, version, arch)
+            if packages[pin]["kind"] == "pure":
+                pure[pin] = packages[pin]
     return {"benchmarks": benchmarks, "packages": dict(sorted(packages.items()))}
 
 
@@ -237,7 +255,13 @@ def main() -> int:
     for version in args.versions.split(","):
         log(f"Python {version}:")
         previous = old.get("versions", {}).get(version, {})
-        index["versions"][version] = prepare_version(root, version, index["requirements"], previous, arch)
+        pure = {
+            pin: entry
+            for other in index["versions"].values()
+            for pin, entry in other.get("packages", {}).items()
+            if entry.get("kind") == "pure"
+        }
+        index["versions"][version] = prepare_version(root, version, index["requirements"], previous, arch, pure)
         tmp = index_path.with_suffix(".json.tmp")  # after each X.Y: an interrupted run keeps what it fetched
         tmp.write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
         os.replace(tmp, index_path)
