@@ -80,7 +80,8 @@ def top_level_modules(target: str) -> list[tuple[str, str]]:
 
 def main() -> None:
     plan = json.loads(sys.argv[1])
-    wheels = plan["wheels"] + build_sdists(plan)
+    built = build_sdists(plan)
+    wheels = plan["wheels"] + built
     if wheels:
         result = pip(plan, "install", "--no-deps", "--no-index", "--target", plan["target"], *wheels)
         if result.returncode != 0:
@@ -96,7 +97,8 @@ def main() -> None:
     if failures:
         dist, module, error = failures[0]
         finish({"status": "failed", "package": dist, "stage": "import", "output": f"import {module}: {error}"})
-    finish({"status": "ready", "modules": [module for _, module in modules]})
+    names = [os.path.basename(path) for path in built]  # a py3-none-any among them: its C speedups were skipped
+    finish({"status": "ready", "built": names, "modules": [module for _, module in modules]})
 
 
 if __name__ == "__main__":

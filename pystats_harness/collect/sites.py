@@ -18,6 +18,7 @@ import uuid
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pystats_harness.build.cache import CacheEntry
 from pystats_harness.collect import sitedriver
@@ -33,7 +34,7 @@ OUTCOME = "outcome.json"
 DRIVER_MOUNT = "/driver"
 OUT_MOUNT = "/out"
 #: Bumped when what a site holds changes (the driver's steps): old sites then miss and are remade.
-SITE_RECIPE = 1
+SITE_RECIPE = 2
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ def driver_plan(plan: SitePlan, pip_wheel: Path) -> dict[str, object]:
     }
 
 
-def _make(ctx: Context, entry: CacheEntry, plan: SitePlan, pip_wheel: Path, staging: Path) -> dict[str, str]:
+def _make(ctx: Context, entry: CacheEntry, plan: SitePlan, pip_wheel: Path, staging: Path) -> dict[str, Any]:
     """Run the driver; the outcome as stored in outcome.json (ready, or skipped with package and reason)."""
     if os.geteuid() == 0:
         os.chown(staging, RUN_UID, RUN_UID)
@@ -145,7 +146,9 @@ def _make(ctx: Context, entry: CacheEntry, plan: SitePlan, pip_wheel: Path, stag
     driver = Path(sitedriver.__file__)
     request = RunRequest(
         args=(f"{DRIVER_MOUNT}/{driver.name}", json.dumps(driver_plan(plan, pip_wheel))),
-        env={"HOME": "/tmp", "PIP_NO_CACHE_DIR": "1", "PIP_CONFIG_FILE": "/dev/null"},
+        # The image's CC is "ccache gcc"; without its volume ccache fails and setup.py files that
+        # make their C speedups optional (MarkupSafe, SQLAlchemy) silently build pure wheels.
+        env={"HOME": "/tmp", "CCACHE_DISABLE": "1", "PIP_NO_CACHE_DIR": "1", "PIP_CONFIG_FILE": "/dev/null"},
         mounts=(
             engine.Mount(str(ctx.settings.wheelhouse_dir / "benchmarks"), MOUNT, read_only=True),
             engine.Mount(str(driver.parent), DRIVER_MOUNT, read_only=True),
@@ -166,13 +169,13 @@ def _make(ctx: Context, entry: CacheEntry, plan: SitePlan, pip_wheel: Path, stag
             f"{failure_line(result.stderr or result.stdout)}; output kept in {result.run_dir}"
         )
     if outcome["status"] == "ready":
-        return {"status": "ready"}
+        return {"status": "ready", "built": outcome.get("built", []), "modules": outcome.get("modules", [])}
     package = outcome["package"] or plan.lock.pins[0].split("==")[0]
     reason = f"{outcome['stage']} failed: {failure_line(outcome['output'])}"
     return {"status": "skipped", "package": package, "reason": reason}
 
 
-def _commit(staging: Path, final: Path, outcome: dict[str, str]) -> SiteReady | SiteSkipped:
+def _commit(staging: Path, final: Path, outcome: dict[str, Any]) -> SiteReady | SiteSkipped:
     """Move the staged site into place, then write the marker last (another process may have won)."""
     if outcome["status"] != "ready":
         shutil.rmtree(staging / "site", ignore_errors=True)
