@@ -5,6 +5,7 @@ interpreter from a read-only mount; a wheelhouse without a file the lock names i
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -15,10 +16,19 @@ from pystats_harness.collect.errors import WheelMissing
 from pystats_harness.collect.sites import SiteReady, benchmark_data_dir, prepare_site
 from pystats_harness.collect.wheelhouse import read_wheelhouse
 from pystats_harness.infra import engine
+from pystats_harness.infra.context import Context
 from pystats_harness.infra.runner import RunRequest, run_python
 from tests.integration.conftest import Harness
 
 pytestmark = pytest.mark.integration
+
+
+def context(harness: Harness) -> Context:
+    """The harness's context with the wheelhouse the tasks would use (INVOKE_PYSTATS_WHEELHOUSE_DIR
+    as for `invoke`; else the default one, which scripts/bootstrap.sh fills)."""
+    ctx = harness.context()
+    chosen = os.environ.get("INVOKE_PYSTATS_WHEELHOUSE_DIR")
+    return ctx.with_settings(ctx.settings.with_overrides(wheelhouse_dir=Path(chosen))) if chosen else ctx
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +41,7 @@ def entry(harness: Harness) -> CacheEntry:
 def test_sites_for_a_compiled_and_a_pure_requirement_import_with_the_built_interpreter(
     harness: Harness, entry: CacheEntry
 ) -> None:
-    ctx = harness.context()
+    ctx = context(harness)
     data = benchmark_data_dir(ctx)
     assert (data / "bm_yaml" / "run_benchmark.py").is_file() and (data / "MANIFEST").is_file()
     sites = {bench: prepare_site(ctx, entry, bench) for bench in ("bm_yaml", "bm_tomli_loads")}
@@ -59,7 +69,7 @@ def test_sites_for_a_compiled_and_a_pure_requirement_import_with_the_built_inter
 def test_a_file_missing_from_the_wheelhouse_is_wheel_missing_naming_the_package(
     harness: Harness, entry: CacheEntry, tmp_path: Path
 ) -> None:
-    ctx = harness.context()
+    ctx = context(harness)
     source = read_wheelhouse(ctx.settings.wheelhouse_dir).root
     copy = tmp_path / "wheelhouse" / "benchmarks"
     shutil.copytree(source, copy, ignore=shutil.ignore_patterns("*.whl", "*.tar.gz", "*.zip"))
