@@ -190,8 +190,12 @@ ERROR: Failed to build installable wheels for some pyproject.toml based projects
 """
 
 
-def test_failure_line_is_the_builds_last_error_not_pips_framing() -> None:
-    assert failure_line(PIP_BUILD_FAILURE) == "error: command '/usr/bin/gcc' failed with exit code 1"
+def test_failure_line_is_the_first_compiler_error_else_the_last_error_not_pips_framing() -> None:
+    assert failure_line(PIP_BUILD_FAILURE) == (
+        "src/greenlet/greenlet.cpp:18:10: fatal error: internal/pycore_frame.h: No such file or directory"
+    )
+    without_compiler = PIP_BUILD_FAILURE.replace("src/greenlet/greenlet.cpp:18:10: ", "")
+    assert failure_line(without_compiler) == "error: command '/usr/bin/gcc' failed with exit code 1"
     assert failure_line("") == "pip gave no output"
     assert failure_line("ModuleNotFoundError: No module named 'distutils'\n") == (
         "ModuleNotFoundError: No module named 'distutils'"
