@@ -35,6 +35,11 @@ from pathlib import Path
 
 PYPERFORMANCE_VERSION = "1.14.0"
 PIP_VERSION = "26.3"
+#: Development interpreters (3.12.0a3+ of December 2022) predate what current tools assume of a 3.12
+#: (pip >= 23.1 passes shutil.rmtree(onexc=), newer setuptools needs tarfile.data_filter): they get the
+#: pip and the build tools of their time; sdists whose build needs newer ones are reported as such.
+DEVELOPMENT_PIP_VERSION = "23.0.1"
+DEVELOPMENT_CONSTRAINTS = ("setuptools==65.6.3", "wheel==0.38.4")
 SCHEMA = "pystats-harness/benchmark-wheelhouse/1"
 DEFAULT_VERSIONS = ("3.11", "3.12", "3.13")
 #: The builder image is Debian bookworm (glibc 2.36): every manylinux tag up to that glibc, listed one by one
@@ -232,6 +237,16 @@ def tool(root: Path, spec: str) -> str:
     return f"tools/{download(root / 'tools', '--no-deps', '--only-binary=:all:', spec)[0]}"
 
 
+def development_tools(root: Path) -> list[str]:
+    """The pinned build tools of development interpreters, in build/ (pure wheels, no dependencies)."""
+    wanted = [spec.replace("==", "-") + "-" for spec in DEVELOPMENT_CONSTRAINTS]
+    if all(any(p.name.startswith(w) for p in (root / "build").glob("*.whl")) for w in wanted):
+        return sorted(f"build/{p.name}" for p in (root / "build").glob("*.whl") if p.name.startswith(tuple(wanted)))
+    return [
+        f"build/{n}" for n in download(root / "build", "--no-deps", "--only-binary=:all:", *DEVELOPMENT_CONSTRAINTS)
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("wheelhouse_dir", type=Path)
@@ -249,6 +264,11 @@ def main() -> int:
         "arch": arch,
         "pyperformance": {"version": PYPERFORMANCE_VERSION, "wheel": pyperformance},
         "pip": tool(root, f"pip=={PIP_VERSION}"),
+        "development": {
+            "pip": tool(root, f"pip=={DEVELOPMENT_PIP_VERSION}"),
+            "constraints": list(DEVELOPMENT_CONSTRAINTS),
+            "build_files": development_tools(root),
+        },
         "requirements": requirements_of(root / pyperformance),
         "versions": dict(old.get("versions", {})),  # X.Y not asked for this time are kept
     }

@@ -31,9 +31,18 @@ print(json.dumps(failures))
 """
 
 
+CONSTRAINTS = "/tmp/build-constraints.txt"
+
+
 def pip(plan: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]:
+    """pip from its wheel; build constraints reach the isolated build environments through PIP_CONSTRAINT."""
+    env = dict(os.environ)
+    if plan.get("constraints"):
+        with open(CONSTRAINTS, "w") as fh:
+            fh.write("".join(line + "\n" for line in plan["constraints"]))
+        env["PIP_CONSTRAINT"] = CONSTRAINTS
     command = [sys.executable, plan["pip"] + "/pip", "--disable-pip-version-check", "--no-input", *args]
-    return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
 
 
 def finish(outcome: dict[str, Any]) -> NoReturn:

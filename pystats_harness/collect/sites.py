@@ -34,7 +34,7 @@ OUTCOME = "outcome.json"
 DRIVER_MOUNT = "/driver"
 OUT_MOUNT = "/out"
 #: Bumped when what a site holds changes (the driver's steps): old sites then miss and are remade.
-SITE_RECIPE = 3
+SITE_RECIPE = 4
 
 
 @dataclass(frozen=True)
@@ -120,15 +120,17 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
     staging = final.parent / f".staging-{final.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     staging.mkdir()
     try:
-        outcome = _make(ctx, entry, plan, wheelhouse.pip_wheel(plan.lock.python), staging)
+        driver = driver_plan(plan, wheelhouse.pip_wheel(python_version), wheelhouse.build_constraints(python_version))
+        outcome = _make(ctx, entry, plan, driver, staging)
         return _commit(staging, final, outcome)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def driver_plan(plan: SitePlan, pip_wheel: Path) -> dict[str, object]:
+def driver_plan(plan: SitePlan, pip_wheel: Path, constraints: tuple[str, ...] = ()) -> dict[str, object]:
     """Pure: what the in-container driver installs, in container paths."""
     return {
+        "constraints": list(constraints),
         "pip": f"{MOUNT}/{pip_wheel.parent.name}/{pip_wheel.name}",
         "find_links": f"{MOUNT}/build",
         "target": f"{OUT_MOUNT}/site",
@@ -137,7 +139,9 @@ def driver_plan(plan: SitePlan, pip_wheel: Path) -> dict[str, object]:
     }
 
 
-def _make(ctx: Context, entry: CacheEntry, plan: SitePlan, pip_wheel: Path, staging: Path) -> dict[str, Any]:
+def _make(
+    ctx: Context, entry: CacheEntry, plan: SitePlan, driver_input: dict[str, object], staging: Path
+) -> dict[str, Any]:
     """Run the driver; the outcome as stored in outcome.json (ready, or skipped with package and reason)."""
     if os.geteuid() == 0:
         os.chown(staging, RUN_UID, RUN_UID)
@@ -145,7 +149,7 @@ def _make(ctx: Context, entry: CacheEntry, plan: SitePlan, pip_wheel: Path, stag
         staging.chmod(0o777)
     driver = Path(sitedriver.__file__)
     request = RunRequest(
-        args=(f"{DRIVER_MOUNT}/{driver.name}", json.dumps(driver_plan(plan, pip_wheel))),
+        args=(f"{DRIVER_MOUNT}/{driver.name}", json.dumps(driver_input)),
         # The image's CC is "ccache gcc"; without its volume ccache fails and setup.py files that
         # make their C speedups optional (MarkupSafe, SQLAlchemy) silently build pure wheels.
         env={"HOME": "/tmp", "CCACHE_DISABLE": "1", "PIP_NO_CACHE_DIR": "1", "PIP_CONFIG_FILE": "/dev/null"},

@@ -149,8 +149,18 @@ class Wheelhouse:
     def pyperformance_wheel(self) -> Path:
         return self._file(str(self.index["pyperformance"]["wheel"]), "pyperformance", None)
 
-    def pip_wheel(self, python: str) -> Path:
+    def pip_wheel(self, python_version: str) -> Path:
+        """pip for this interpreter: a development one gets the pip of its time (see the script)."""
+        python = short_version(python_version)
+        if is_development(python_version) and "development" in self.index:
+            return self._file(str(self.index["development"]["pip"]), "pip (for development interpreters)", python)
         return self._file(str(self.index["pip"]), "pip", python)
+
+    def build_constraints(self, python_version: str) -> tuple[str, ...]:
+        """Pins of the build tools an sdist build may use on this interpreter (none for a release)."""
+        if not is_development(python_version):
+            return ()
+        return tuple(self.index.get("development", {}).get("constraints", ()))
 
     def requirements(self, benchmark: str) -> tuple[str, ...] | None:
         """The benchmark's own requirements.txt lines; None if it has no requirements.txt."""

@@ -74,7 +74,8 @@ def make_wheelhouse(tmp_path: Path, *, drop: str | None = None) -> Path:
         lock.write_text("".join(f"{p}\n" for p in pins))
         benchmarks[bench] = {"lock": f"locks/3.13/{bench}.txt", "pins": pins}
     files = [f for p in PACKAGES.values() for f in (p.get("wheel"), p.get("sdist")) if f]
-    for f in [*files, "tools/pip-26.3-py3-none-any.whl", "tools/pyperformance-1.14.0-py3-none-any.whl"]:
+    tools = ["tools/pip-26.3-py3-none-any.whl", "tools/pip-23.0.1-py3-none-any.whl"]
+    for f in [*files, *tools, "tools/pyperformance-1.14.0-py3-none-any.whl"]:
         if f.rsplit("/", 1)[-1] != drop:
             (root / f).parent.mkdir(parents=True, exist_ok=True)
             (root / f).write_bytes(b"x")
@@ -82,6 +83,7 @@ def make_wheelhouse(tmp_path: Path, *, drop: str | None = None) -> Path:
         "schema": SCHEMA,
         "pyperformance": {"version": "1.14.0", "wheel": "tools/pyperformance-1.14.0-py3-none-any.whl"},
         "pip": "tools/pip-26.3-py3-none-any.whl",
+        "development": {"pip": "tools/pip-23.0.1-py3-none-any.whl", "constraints": ["setuptools==65.6.3"]},
         "requirements": {bench: pins for bench, pins in locks.items()},
         "versions": {"3.13": {"benchmarks": benchmarks, "packages": PACKAGES}},
     }
@@ -145,8 +147,11 @@ def test_plan_reads_the_lock_and_chooses_per_interpreter(tmp_path: Path) -> None
         PackageFiles.from_dict(PACKAGES["pydantic-core==2.50.5"]), development=True).reason)  # type: ignore[union-attr]  # fmt: skip
     assert wheelhouse.requirements("bm_yaml") == ("pyyaml==6.0.1",)
     assert wheelhouse.requirements("bm_nbody") is None
-    plan = driver_plan(development, wheelhouse.pip_wheel("3.13"))
-    assert plan["pip"] == "/wheels/benchmarks/tools/pip-26.3-py3-none-any.whl"
+    assert wheelhouse.pip_wheel("3.13.5").name == "pip-26.3-py3-none-any.whl"
+    assert wheelhouse.build_constraints("3.13.5") == ()
+    plan = driver_plan(development, wheelhouse.pip_wheel("3.13.0a1+"), wheelhouse.build_constraints("3.13.0a1+"))
+    assert plan["pip"] == "/wheels/benchmarks/tools/pip-23.0.1-py3-none-any.whl"
+    assert plan["constraints"] == ["setuptools==65.6.3"]
     assert plan["sdists"] == [["pyyaml", "/wheels/benchmarks/files/PyYAML-6.0.1.tar.gz"]] and plan["wheels"] == []
 
 
