@@ -87,6 +87,22 @@ def top_level_modules(target: str) -> list[tuple[str, str]]:
     return found
 
 
+#: pyperformance's venvs have setuptools and wheel (its ``ensure_installer``), and their site-packages'
+#: .pth files run: setuptools' distutils-precedence.pth provides ``distutils`` on 3.12+ (Django 3.2
+#: imports it). A PYTHONPATH entry runs no .pth file, so the site's sitecustomize adds it as a site dir.
+INSTALLER = ("setuptools", "wheel")
+SITECUSTOMIZE = "import os, site\n\nsite.addsitedir(os.path.dirname(os.path.abspath(__file__)))\n"
+
+
+def install_installer(plan: dict[str, Any]) -> None:
+    result = pip(plan, "install", "--no-deps", "--no-index", "--find-links", plan["find_links"],
+                 "--target", plan["target"], *INSTALLER)  # fmt: skip
+    if result.returncode != 0:
+        finish({"status": "failed", "package": "setuptools", "stage": "install", "output": result.stdout[-6000:]})
+    with open(os.path.join(plan["target"], "sitecustomize.py"), "w") as fh:
+        fh.write(SITECUSTOMIZE)
+
+
 def main() -> None:
     plan = json.loads(sys.argv[1])
     built = build_sdists(plan)
@@ -95,7 +111,9 @@ def main() -> None:
         result = pip(plan, "install", "--no-deps", "--no-index", "--target", plan["target"], *wheels)
         if result.returncode != 0:
             finish({"status": "failed", "package": "", "stage": "install", "output": result.stdout[-6000:]})
-    modules = top_level_modules(plan["target"])
+    install_installer(plan)
+    modules = [(dist, module) for dist, module in top_level_modules(plan["target"]) if dist not in INSTALLER]
+    modules += [("setuptools", "distutils")] if sys.version_info >= (3, 12) else []
     env = dict(os.environ, PYTHONPATH=plan["target"])
     smoke = subprocess.run([sys.executable, "-c", SMOKE, json.dumps(modules)], capture_output=True, text=True, env=env)
     lines = smoke.stdout.strip().splitlines()
