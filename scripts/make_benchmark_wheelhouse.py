@@ -20,6 +20,7 @@ downloaded again, so a second run asks the index nothing. Resolution uses uv (`u
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -42,6 +43,8 @@ DEVELOPMENT_PIP_VERSION = "23.0.1"
 DEVELOPMENT_CONSTRAINTS = ("setuptools==65.6.3", "wheel==0.38.4")
 SCHEMA = "pystats-harness/benchmark-wheelhouse/1"
 DEFAULT_VERSIONS = ("3.11", "3.12", "3.13")
+#: pip downloads at once (each pin's calls are independent; an sdist's metadata step is CPU-bound).
+DOWNLOAD_WORKERS = 4
 #: The builder image is Debian bookworm (glibc 2.36): every manylinux tag up to that glibc, listed one by one
 #: (pip download does not expand a --platform to older ones).
 MANYLINUX = "manylinux_2_36"
@@ -216,16 +219,21 @@ def prepare_version(
             lock.write_text("".join(f"{pin}\n" for pin in pins))
         pins = [line.strip() for line in lock.read_text().splitlines() if line.strip()]
         benchmarks[bench] = {"lock": str(lock.relative_to(root)), "sha256": sha256(lock), "pins": pins}
-        for pin in pins:
-            if pin in packages and present(root, packages[pin]):
-                continue
-            if pin in pure and present(root, pure[pin]):
-                packages[pin] = pure[pin]
-                continue
-            log(f"  {version} {pin}")
-            packages[pin] = fetch_pin(root, pin, version, arch)
-            if packages[pin]["kind"] == "pure":
-                pure[pin] = packages[pin]
+    missing = []
+    for pin in sorted({pin for entry in benchmarks.values() for pin in entry.get("pins", [])}):
+        if pin in packages and present(root, packages[pin]):
+            continue
+        if pin in pure and present(root, pure[pin]):
+            packages[pin] = pure[pin]
+            continue
+        missing.append(pin)
+    log(f"  {version}: {len(missing)} pins to fetch")
+    with concurrent.futures.ThreadPoolExecutor(DOWNLOAD_WORKERS) as pool:
+        for pin, entry in zip(missing, pool.map(lambda pin: fetch_pin(root, pin, version, arch), missing), strict=True):
+            log(f"  {version} {pin}: {entry['kind']}")
+            packages[pin] = entry
+            if entry["kind"] == "pure":
+                pure[pin] = entry
     return {"benchmarks": benchmarks, "packages": dict(sorted(packages.items()))}
 
 
