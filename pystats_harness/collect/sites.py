@@ -34,7 +34,7 @@ OUTCOME = "outcome.json"
 DRIVER_MOUNT = "/driver"
 OUT_MOUNT = "/out"
 #: Bumped when what a site holds changes (the driver's steps): old sites then miss and are remade.
-SITE_RECIPE = 5
+SITE_RECIPE = 6
 
 
 @dataclass(frozen=True)

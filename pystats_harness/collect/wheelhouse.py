@@ -243,6 +243,9 @@ def failure_line(output: str) -> str:
     else the last error line of the build (not pip's framing around it), without box-drawing."""
     lines = [line.strip(" │╰─>×║").strip() for line in output.splitlines()]
     lines = [line for line in lines if line and not line.startswith("WARNING")]
+    requested = [line.removeprefix("The user requested ") for line in lines if line.startswith("The user requested ")]
+    if requested:  # a resolver conflict (e.g. a build requirement against the development constraints)
+        return "conflicting requirements: " + " vs ".join(dict.fromkeys(requested))
     compiler = [line for line in lines if _COMPILER_ERROR.match(line)]
     meaningful = [line for line in lines if not any(noise in line.lower() for noise in _PIP_NOISE)]
     errors = [line for line in meaningful if re.search(r"error|cannot|not found|no such|fatal", line, re.IGNORECASE)]

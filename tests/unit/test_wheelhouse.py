@@ -206,6 +206,13 @@ def test_failure_line_is_the_first_compiler_error_else_the_last_error_not_pips_f
         "ModuleNotFoundError: No module named 'distutils'"
     )
     assert len(failure_line("error " + "x" * 500)) == 200
+    conflict = """      ERROR: Cannot install setuptools>=77 because these package versions have conflicting dependencies.
+      The conflict is caused by:
+          The user requested setuptools>=77
+          The user requested (constraint) setuptools==65.6.3
+      ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/
+"""
+    assert failure_line(conflict) == "conflicting requirements: setuptools>=77 vs (constraint) setuptools==65.6.3"
 
 
 def test_driver_finds_top_level_modules_from_top_level_txt_and_record(tmp_path: Path) -> None:
