@@ -169,6 +169,11 @@ def fetch_pin(root: Path, pin: str, version: str, arch: str) -> dict:
     entry["kind"] = "pure" if entry["wheel"] and is_pure(entry["wheel"]) else "compiled" if entry["wheel"] else "sdist"
     if entry["kind"] == "pure":
         return entry
+    if entry["kind"] == "compiled":  # a pure wheel too serves development interpreters (charset-normalizer)
+        try:
+            entry["pure_wheel"] = f"files/{download(root / 'files', '--no-deps', *pure_args(version), pin)[0]}"
+        except RuntimeError:
+            entry["pure_wheel"] = None
     try:
         sdists = download(root / "files", "--no-deps", "--no-binary", name, pin)
         entry["sdist"] = f"files/{sdists[0]}"
@@ -191,7 +196,9 @@ def fetch_build_requires(root: Path, requires: list[str], version: str, arch: st
 
 
 def present(root: Path, entry: dict) -> bool:
-    files = [entry.get("wheel"), entry.get("sdist"), *entry.get("build_files", [])]
+    if entry.get("kind") == "compiled" and "pure_wheel" not in entry:
+        return False  # recorded before pure alternatives were looked for
+    files = [entry.get("wheel"), entry.get("sdist"), entry.get("pure_wheel"), *entry.get("build_files", [])]
     return all((root / f).is_file() for f in files if f)
 
 

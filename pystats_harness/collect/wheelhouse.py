@@ -45,6 +45,7 @@ class PackageFiles:
     kind: Kind
     wheel: str | None  # relative to the wheelhouse's benchmarks/ directory
     sdist: str | None
+    pure_wheel: str | None = None  # a compiled package's pure-Python wheel, if it has one
     sdist_note: str | None = None  # why there is no sdist
     build_note: str | None = None  # why its build requirements are missing
 
@@ -56,6 +57,7 @@ class PackageFiles:
             kind=Kind(data["kind"]),
             wheel=data.get("wheel"),
             sdist=data.get("sdist"),
+            pure_wheel=data.get("pure_wheel"),
             sdist_note=data.get("sdist_note"),
             build_note=data.get("build_note"),
         )
@@ -119,6 +121,8 @@ def choose(files: PackageFiles, development: bool) -> Choice | Unavailable:
     """Pure: the file that serves ``files`` on an interpreter, or why none does."""
     if files.wheel and (files.kind is Kind.PURE or (files.kind is Kind.COMPILED and not development)):
         return Choice(files.name, files.version, files.wheel, Source.WHEEL)
+    if files.pure_wheel and development:
+        return Choice(files.name, files.version, files.pure_wheel, Source.WHEEL)
     if files.sdist and files.build_note:
         return Unavailable(files.name, files.build_note)
     if files.sdist:

@@ -107,6 +107,13 @@ def test_final_interpreter_takes_the_compiled_wheel_development_the_sdist() -> N
     assert choose(yaml, development=True) == Choice("pyyaml", "6.0.1", str(yaml.sdist), Source.SDIST)
 
 
+def test_a_compiled_packages_pure_wheel_serves_a_development_interpreter() -> None:
+    data = {**PACKAGES["pyyaml==6.0.1"], "pure_wheel": "files/charset_normalizer-3.5.3-py3-none-any.whl"}
+    found = choose(PackageFiles.from_dict(data), development=True)
+    assert found == Choice("pyyaml", "6.0.1", "files/charset_normalizer-3.5.3-py3-none-any.whl", Source.WHEEL)
+    assert choose(PackageFiles.from_dict(data), development=False).file == PACKAGES["pyyaml==6.0.1"]["wheel"]  # type: ignore[union-attr]
+
+
 def test_pure_wheel_serves_every_interpreter() -> None:
     tomli = PackageFiles.from_dict(PACKAGES["tomli==2.0.1"])
     assert choose(tomli, development=False).source is Source.WHEEL  # type: ignore[union-attr]
