@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pystats_harness.collect.benchmarks import Benchmark, read_suite
-from pystats_harness.collect.wheelhouse import benchmark_data_dir
+from pystats_harness.collect.sites import benchmark_data_dir
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
 from pystats_harness.resources import SUITE_DIR

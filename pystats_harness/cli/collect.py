@@ -13,8 +13,8 @@ from pystats_harness.collect import driver, one
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect import report as collect_report
 from pystats_harness.collect.benchmarks import read_suite, select
+from pystats_harness.collect.sites import benchmark_data_dir
 from pystats_harness.collect.trust import Verdict
-from pystats_harness.collect.wheelhouse import benchmark_data_dir
 from pystats_harness.console import stdout_console
 from pystats_harness.infra.context import Context
 from pystats_harness.validate.suiteconfig import load_suite

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pystats_harness.build.cache import CacheEntry
 from pystats_harness.collect import loops as loops_file
-from pystats_harness.collect import one, report, runs, sites, wheelhouse
+from pystats_harness.collect import one, report, runs, sites
 from pystats_harness.collect.benchmarks import CANNOT_RUN, Benchmark, Suite
 from pystats_harness.collect.trust import Verdict
 from pystats_harness.errors import ConfigError, HarnessError, Interrupted, RunFailed
@@ -85,7 +85,7 @@ def _one(
     out = staging / "benchmarks" / bench.name
     try:
         phase("requirements")
-        place = _place(ctx, entry, bench, wheelhouse.benchmark_data_dir(ctx))
+        place = _place(ctx, entry, bench, sites.benchmark_data_dir(ctx))
         if isinstance(place, one.Outcome):
             return place, None
         if loops is None:
@@ -178,7 +178,7 @@ def _publish(staging: Path, out: Path) -> None:
 def manual_per_loop(ctx: Context, entry: CacheEntry, bench: Benchmark, loops: int) -> tuple[dict[str, float], Path]:
     """One benchmark's timed function on the manual path, per loop (what a bisect measures); the run's
     directory. A benchmark whose requirements cannot be installed here is a failed run."""
-    place = _place(ctx, entry, bench, wheelhouse.benchmark_data_dir(ctx))
+    place = _place(ctx, entry, bench, sites.benchmark_data_dir(ctx))
     if isinstance(place, one.Outcome):
         raise RunFailed(f"pyperformance:{bench.name} cannot run on {entry.key[:12]}: {place.reason}")
     run = runs.manual(ctx, entry, bench, place, loops=loops)
