@@ -45,6 +45,7 @@ class ContainerSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     workdir: str | None = None
     network: bool = False
+    hostname: str | None = None  # None: the engine's (the container id, unresolvable without network)
     name_prefix: str = "pystats-harness"
     # Confinement; each default is the engine's own (unconfined). Runs and builds set them all.
     user: str | None = None  # "uid:gid"; None: the image's user (root)
@@ -81,6 +82,7 @@ def create_options(spec: ContainerSpec) -> dict[str, Any]:
         "environment": dict(spec.env),
         "working_dir": spec.workdir,
         "network_mode": None if spec.network else "none",
+        "hostname": spec.hostname,
         "user": spec.user,
         "read_only": spec.read_only_root,
         "tmpfs": {path: TMPFS_OPTIONS for path in spec.tmpfs} or None,
