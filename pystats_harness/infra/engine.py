@@ -45,6 +45,7 @@ class ContainerSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     workdir: str | None = None
     network: bool = False
+    host_network: bool = False  # the host's network stack (a build reaching ccache's Redis on 127.0.0.1)
     name_prefix: str = "pystats-harness"
     # Confinement; each default is the engine's own (unconfined). Runs and builds set them all.
     user: str | None = None  # "uid:gid"; None: the image's user (root)
@@ -80,7 +81,7 @@ def create_options(spec: ContainerSpec) -> dict[str, Any]:
         ],
         "environment": dict(spec.env),
         "working_dir": spec.workdir,
-        "network_mode": None if spec.network else "none",
+        "network_mode": "host" if spec.host_network else (None if spec.network else "none"),
         "user": spec.user,
         "read_only": spec.read_only_root,
         "tmpfs": {path: TMPFS_OPTIONS for path in spec.tmpfs} or None,
