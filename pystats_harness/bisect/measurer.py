@@ -52,6 +52,7 @@ class Measured:
     build_key: str = ""
     seconds: dict[str, float] = field(default_factory=dict)  # plan, build, run, total
     error: BaseException | None = field(default=None, repr=False)
+    worker: str = ""  # the Dask worker that measured it ("" = this machine)
 
     def to_dict(self, index: int, label: str) -> dict[str, Any]:
         return {
@@ -65,6 +66,7 @@ class Measured:
             "failure": self.outcome.failure.value if self.outcome.failure else None,
             "detail": self.outcome.detail,
             "seconds": {k: round(v, 2) for k, v in self.seconds.items()},
+            "worker": self.worker,
         }
 
 
