@@ -261,6 +261,15 @@ def bisect_run(
     raise Exit(code=code)
 
 
+@task(name="cluster-local", help=options.CLUSTER_LOCAL)
+@_mapped
+def cluster_local(c: Context, workers: str = "2") -> None:
+    """Start a Dask scheduler and N workers on this machine (each with its own cache) until Ctrl-C."""
+    from pystats_harness.cli import cluster as cli
+
+    cli.cluster_local(_context(c), workers)
+
+
 @task(help=options.CACHE, positional=["action"])
 @_mapped
 def cache(

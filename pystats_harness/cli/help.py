@@ -91,6 +91,10 @@ BISECT_RUN: dict[str, str] = {
     "loops": "bracketed loops per run (default as for invoke bisect)",
 }
 
+CLUSTER_LOCAL: dict[str, str] = {
+    "workers": "how many dask worker processes to start (each builds one revision at a time, own cache dir)",
+}
+
 CACHE: dict[str, str] = {
     "action": "list: every build with size and last use, and the space of lanes, runs, reports and "
     "ccache; verify: check every build against its recorded contents, mark damaged ones invalid; prune: remove "

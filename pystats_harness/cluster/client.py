@@ -57,8 +57,9 @@ class Cluster(Generic[U, R]):
     """``with Cluster(address) as cluster: cluster.run_units(fn, units)``; ClusterUnavailable if the
     scheduler does not answer, NoUsableWorker if no worker can take units."""
 
-    def __init__(self, address: str, *, timeout: float = CONNECT_TIMEOUT) -> None:
-        self.address, self.timeout = address, timeout
+    def __init__(self, address: str, *, timeout: float = CONNECT_TIMEOUT, min_workers: int = 0) -> None:
+        """``min_workers``: wait (up to a minute) until that many workers have registered."""
+        self.address, self.timeout, self.min_workers = address, timeout, min_workers
         self.workers = Workers()
         self._client: Any = None
 
@@ -73,6 +74,15 @@ class Cluster(Generic[U, R]):
                 "nothing was started; start it (dask scheduler, or invoke cluster-local) or set pystats.cluster empty",
                 address=self.address,
             ) from None
+        if self.min_workers:
+            try:
+                self._client.wait_for_workers(self.min_workers, timeout=60)
+            except TimeoutError:
+                self._client.close()
+                raise ClusterUnavailable(
+                    f"fewer than {self.min_workers} workers registered with {self.address} within 60 s",
+                    address=self.address,
+                ) from None
         self._check_workers()
         return self
 

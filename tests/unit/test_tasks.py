@@ -30,6 +30,7 @@ TASKS = {
     "bisect",
     "bisect-run",
     "cache",
+    "cluster-local",
 }
 
 
