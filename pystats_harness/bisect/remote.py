@@ -51,16 +51,27 @@ class UnitResult:
     build_key: str
     worker: str
     seconds: dict[str, float] = field(default_factory=dict)
+    counters: dict[str, float] = field(default_factory=dict)  # the metric's inputs, per loop
 
     def measured(self) -> Measured:
         return Measured(
-            self.commit, self.outcome, self.source, self.built, self.build_key, dict(self.seconds), worker=self.worker
+            self.commit,
+            self.outcome,
+            self.source,
+            self.built,
+            self.build_key,
+            dict(self.seconds),
+            worker=self.worker,
+            counters=dict(self.counters),
         )
 
 
 def _local_commit(ctx: Context, commit: CommitInfo) -> CommitInfo:
     """The commit in this worker's mirror, fetched from its ``mirror_remote`` when missing."""
     mirror = Mirror(ctx.settings.mirror_dir)
+    if not mirror.exists():
+        ctx.reporter.info(f"creating this worker's mirror from {ctx.settings.mirror_remote}")
+        mirror.update(ctx.settings.mirror_remote)
     try:
         return mirror.resolve(commit.sha)
     except RevisionNotFound:
@@ -86,4 +97,5 @@ def measure_unit(unit: MeasureUnit) -> UnitResult | Unfit:
         outcome = Outcome.failed(Failure.RUN_FAILED, f"on worker {name}: {str(exc).splitlines()[0]}")
         seconds = {"total": time.perf_counter() - start}
         return UnitResult(unit.commit, outcome, Source.FAILED, False, "", name, seconds)
-    return UnitResult(unit.commit, rec.outcome, rec.source, rec.built, rec.build_key, name, dict(rec.seconds))
+    counters = dict(rec.counters)
+    return UnitResult(unit.commit, rec.outcome, rec.source, rec.built, rec.build_key, name, dict(rec.seconds), counters)

@@ -136,7 +136,7 @@ class Cluster(Generic[U, R]):
         label = getattr(fn, "__name__", "unit")
         pending = {self._submit(fn, unit, label): i for i, unit in enumerate(units)}
         results: dict[int, R] = {}
-        queue = as_completed(list(pending))
+        queue = as_completed(list(pending), loop=self._client.loop)
         for future in queue:
             index = pending.pop(future)
             try:
