@@ -29,24 +29,25 @@ def write_outputs(run: HistoryRun, out: Path) -> dict[str, Path]:
 def history(
     ctx: Context,
     *,
-    start: str,
-    end: str,
+    from_: str,
+    to: str,
     workload: str,
-    metrics: Sequence[str],
+    metric: Sequence[str] | None,
     every: str | None = None,
     count: str | None = None,
     threshold: str | None = None,
     loops: str | None = None,
     out: str | None = None,
 ) -> int:
-    if not start or not end:
+    """`invoke history` (options as the task names them): 0 once the table and the files are written."""
+    if not from_ or not to:
         raise ConfigError("give --from (the older commit) and --to (the newer one)")
     run = run_history(
         ctx,
-        start=start,
-        end=end,
+        start=from_,
+        end=to,
         workload=workload,
-        metrics=list(metrics),
+        metrics=list(metric or []),
         every=number("every", every, int),
         count=number("count", count, int),
         threshold=number("threshold", threshold) or 0.05,
