@@ -158,11 +158,12 @@ def _search_with(
                 progress.finish(labels[index], left, index, rec, judge)
         return {i: records[i].outcome for i in indices}
 
-    ends = [0, len(path) - 1]
-    measure(ends, None, remaining)
-    for which, rev, index in (("good", revs[0], 0), ("bad", revs[1], len(path) - 1)):
-        if not records[index].outcome.usable:
-            raise _endpoint_error(which, rev, records[index])
+    ends = (("good", revs[0], 0), ("bad", revs[1], len(path) - 1))
+    for batch in ([ends[0]], [ends[1]]) if fleet.width == 1 else ([*ends],):  # here: no bad build if good fails
+        measure([index for _, _, index in batch], None, remaining)
+        for which, rev, index in batch:
+            if not records[index].outcome.usable:
+                raise _endpoint_error(which, rev, records[index])
     good_value, bad_value = records[0].outcome.number, records[len(path) - 1].outcome.number
     judge = Judge.from_endpoints(good_value, bad_value, threshold=threshold, direction=wanted)
     validate_endpoints(
