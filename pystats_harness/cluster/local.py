@@ -51,11 +51,13 @@ class LocalCluster:
 
 
 def worker_env(settings: Settings, cache: Path, extra: Mapping[str, str]) -> dict[str, str]:
-    """A worker's environment: its own cache, this machine's mirror as its remote, the checkout importable."""
+    """A worker's environment: its own cache, this machine's mirror as its remote, this machine's ccache
+    volume and image (one engine), the checkout importable."""
     mirror = settings.mirror_dir if settings.mirror_dir.is_dir() else settings.mirror_remote
     path = os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH", "")) if p)
     env = {**os.environ, "PYTHONPATH": path, "INVOKE_PYSTATS_CACHE_DIR": str(cache)}
     env.update({"INVOKE_PYSTATS_MIRROR_REMOTE": str(mirror), "INVOKE_PYSTATS_CLUSTER": ""})
+    env.update({"INVOKE_PYSTATS_CCACHE_VOLUME": settings.ccache_volume, "INVOKE_PYSTATS_IMAGE": settings.image})
     if settings.ccache_remote:
         env["INVOKE_PYSTATS_CCACHE_REMOTE"] = settings.ccache_remote
     return {**env, **extra}
