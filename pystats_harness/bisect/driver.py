@@ -116,7 +116,7 @@ def run_bisect(
     """Measure good and bad, check they differ as claimed, then bisect the ancestry path between them:
     one commit at a time here, or K at a time (k-ary rounds) on the K workers of ``pystats.cluster``."""
     started = time.perf_counter()
-    parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops), parse_direction(direction)
+    parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops, ctx), parse_direction(direction)
     good, path = bisect_path(Mirror(ctx.settings.mirror_dir), good, bad)
     progress = progress or Progress()
     with open_fleet(ctx.with_reporter(progress.reporter), parsed, work) as fleet:
@@ -186,7 +186,7 @@ def measure_rev(
     ctx: Context, rev: str, *, workload: str, metric: str, loops: int | None = None, progress: Progress | None = None
 ) -> Measured:
     """One commit, as ``bisect-run`` needs it (the same caches as ``bisect``); progress index is -1."""
-    parsed, work = parse_metric(metric), resolve_workload(workload, loops)
+    parsed, work = parse_metric(metric), resolve_workload(workload, loops, ctx)
     commit = Mirror(ctx.settings.mirror_dir).resolve(rev)
     progress = progress or Progress()
     progress.start("bisect-run", 0, -1, commit)

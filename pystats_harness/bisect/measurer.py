@@ -27,6 +27,7 @@ from pystats_harness.bisect.workload import Workload
 from pystats_harness.build.cache import lookup
 from pystats_harness.build.execute import execute
 from pystats_harness.build.plan import BuildPlan, plan_build
+from pystats_harness.collect.driver import manual_per_loop
 from pystats_harness.errors import BuildFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
@@ -123,13 +124,16 @@ class Measurer:
             rec.seconds["build"] = time.perf_counter() - build_start
         t = time.perf_counter()
         self.ctx.reporter.phase(f"running {self.workload.label} × {self.workload.loops}")
-        run = run_manual(self.ctx, entry, self.workload.target, Shape(self.workload.loops))
+        if self.workload.benchmark is not None:
+            counters, run_dir = manual_per_loop(self.ctx, entry, self.workload.benchmark, self.workload.loops)
+        else:
+            run = run_manual(self.ctx, entry, self.workload.target, Shape(self.workload.loops))
+            counters, run_dir = run.per_loop, run.runs[0].run_dir
         rec.seconds["run"] = time.perf_counter() - t
-        counters = run.per_loop
         if not any(name in counters for name in self.metric.inputs):
             self.metric.explain(counters)  # raises MissingCounters with "did you mean" hints; not cached
         extra = {
-            "run_dir": str(run.runs[0].run_dir),
+            "run_dir": str(run_dir),
             "build": entry.key,
             "seconds": {k: round(v, 2) for k, v in rec.seconds.items()},
         }

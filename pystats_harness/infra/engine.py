@@ -288,7 +288,7 @@ def run(
 def reap_orphans(client: docker.DockerClient) -> list[str]:
     """Remove harness containers whose owning process on this host is gone (after kill -9)."""
     removed = []
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
+    for c in client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
         pid = c.labels.get(f"{LABEL}.pid", "")
         if pid.isdigit() and not pid_alive(int(pid)):
             try:

@@ -24,6 +24,7 @@ TASKS = {
     "patches",
     "verify",
     "stats",
+    "collect",
     "compare",
     "validate",
     "baseline",
