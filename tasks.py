@@ -6,8 +6,12 @@ invoke.yaml or with INVOKE_PYSTATS_<KEY>. The work is done in pystats_harness.cl
 
 from __future__ import annotations
 
+import functools
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from invoke import Collection, Context, Exit, task
 
@@ -19,7 +23,25 @@ def _context(c: Context, *, verbose: bool = False) -> common.Context:
     return common.context(c.config.get("pystats", {}), verbose=verbose)
 
 
-_mapped = common.mapped  # harness errors -> one line on stderr and their exit code
+def _mapped(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn harness errors into one line on stderr and their exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+        try:
+            return fn(*args, **kwargs)
+        except (Exception, KeyboardInterrupt) as exc:
+            mapped = common.error_exit(exc)
+            if mapped is None:
+                raise
+            raise Exit(mapped[0], code=mapped[1]) from None
+
+    return wrapper
+
+
+def _sigterm_as_interrupt(_signum: int, _frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 @task(help=options.MIRROR)
@@ -300,7 +322,18 @@ def history(
     """pystats across a range of commits (first parent): a table, a plot, change points with subjects."""
     from pystats_harness.cli import history as cli
 
-    cli.history(_context(c), **{k: v for k, v in locals().items() if k not in ("c", "cli")})  # the options
+    cli.history(
+        _context(c),
+        from_=from_,
+        to=to,
+        workload=workload,
+        metric=metric,
+        every=every,
+        count=count,
+        threshold=threshold,
+        loops=loops,
+        out=out,
+    )
 
 
 @task(name="cluster-local", help=options.CLUSTER_LOCAL)

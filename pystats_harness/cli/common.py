@@ -3,14 +3,11 @@ parsing, and one way to turn an error into the line a user sees and the exit cod
 
 from __future__ import annotations
 
-import functools
 import math
-import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from invoke import Exit
 from rich.markup import escape
 
 from pystats_harness.config import DEFAULTS, load_settings
@@ -18,7 +15,7 @@ from pystats_harness.console import Reporter
 from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Interrupted
 from pystats_harness.infra.context import Context
 
-__all__ = ["DEFAULTS", "Context", "argv_after_double_dash", "context", "error_exit", "mapped", "number"]
+__all__ = ["DEFAULTS", "Context", "argv_after_double_dash", "context", "error_exit", "number"]
 
 
 def context(pystats_config: Mapping[str, Any], *, verbose: bool = False) -> Context:
@@ -37,27 +34,6 @@ def error_exit(exc: BaseException) -> tuple[str, int] | None:
     if isinstance(exc, BuildFailed):
         Reporter().console.print(escape("\n".join(exc.log_tail)))
     return f"error: {exc}", exc.exit_code
-
-
-def mapped(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """A task body whose harness errors (and Ctrl-C, SIGTERM) end as one line on stderr and their exit code."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
-        try:
-            return fn(*args, **kwargs)
-        except (Exception, KeyboardInterrupt) as exc:
-            line_and_code = error_exit(exc)
-            if line_and_code is None:
-                raise
-            raise Exit(line_and_code[0], code=line_and_code[1]) from None
-
-    return wrapper
-
-
-def _sigterm_as_interrupt(_signum: int, _frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 def argv_after_double_dash() -> list[str]:
