@@ -36,7 +36,7 @@ class MeasureUnit:
 
     commit: CommitInfo
     metric: str  # the expression; parsed again on the worker
-    workload: str  # a suite workload name (scripts would travel as their text: not yet)
+    workload: str  # a suite workload or pyperformance:NAME, resolved on the worker (scripts: not yet)
     loops: int | None = None
 
 
@@ -89,7 +89,7 @@ def measure_unit(unit: MeasureUnit) -> UnitResult | Unfit:
     try:
         ctx = Context(settings_from_environment(os.environ))
         commit = _local_commit(ctx, unit.commit)
-        measurer = Measurer(ctx, parse_metric(unit.metric), resolve_workload(unit.workload, unit.loops))
+        measurer = Measurer(ctx, parse_metric(unit.metric), resolve_workload(unit.workload, unit.loops, ctx))
         rec = measurer.measure(commit)
     except WORKER_LEVEL as exc:
         return Unfit(name, str(exc).splitlines()[0])

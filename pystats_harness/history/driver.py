@@ -82,7 +82,7 @@ def run_history(
         raise ConfigError(f"--threshold {threshold}: a relative change must be above 0 (e.g. 0.05 = 5%)")
     parsed = [parse_metric(m) for m in metrics]
     combined = parse_metric(" + ".join(f"({m.expression})" for m in parsed))  # measures every input once
-    work = resolve_workload(workload, loops)
+    work = resolve_workload(workload, loops, ctx)
     path = history_path(Mirror(ctx.settings.mirror_dir), start, end)
     picked = pick(len(path), every=every, count=count)
     with open_fleet(ctx, combined, work) as fleet:
