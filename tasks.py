@@ -305,6 +305,46 @@ def bisect_run(
     raise Exit(code=code)
 
 
+@task(help=options.HISTORY, iterable=["metric"])
+@_mapped
+def history(
+    c: Context,
+    from_: str = "",
+    to: str = "",
+    workload: str = "nbody",
+    metric: list[str] | None = None,
+    every: str | None = None,
+    count: str | None = None,
+    threshold: str | None = None,
+    loops: str | None = None,
+    out: str | None = None,
+) -> None:
+    """pystats across a range of commits (first parent): a table, a plot, change points with subjects."""
+    from pystats_harness.cli import history as cli
+
+    cli.history(
+        _context(c),
+        from_=from_,
+        to=to,
+        workload=workload,
+        metric=metric,
+        every=every,
+        count=count,
+        threshold=threshold,
+        loops=loops,
+        out=out,
+    )
+
+
+@task(name="cluster-local", help=options.CLUSTER_LOCAL)
+@_mapped
+def cluster_local(c: Context, workers: str = "2") -> None:
+    """Start a Dask scheduler and N workers on this machine (each with its own cache) until Ctrl-C."""
+    from pystats_harness.cli import cluster as cli
+
+    cli.cluster_local(_context(c), workers)
+
+
 @task(help=options.CACHE, positional=["action"])
 @_mapped
 def cache(

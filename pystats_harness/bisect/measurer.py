@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,8 @@ class Measured:
     build_key: str = ""
     seconds: dict[str, float] = field(default_factory=dict)  # plan, build, run, total
     error: BaseException | None = field(default=None, repr=False)
+    worker: str = ""  # the Dask worker that measured it ("" = this machine)
+    counters: Mapping[str, float] = field(default_factory=dict, repr=False)  # the metric's inputs (per loop)
 
     def to_dict(self, index: int, label: str) -> dict[str, Any]:
         return {
@@ -66,6 +69,7 @@ class Measured:
             "failure": self.outcome.failure.value if self.outcome.failure else None,
             "detail": self.outcome.detail,
             "seconds": {k: round(v, 2) for k, v in self.seconds.items()},
+            "worker": self.worker,
         }
 
 
@@ -96,6 +100,7 @@ class Measurer:
             cached = self.cache.get(commit.sha, plan.key, self.workload.ident, self.metric.inputs)
             if cached is not None:
                 rec.outcome, rec.source = cached.outcome(self.metric), Source.RESULT_CACHE
+                rec.counters = dict(cached.counters or {})
             else:
                 self._build_and_run(plan, rec)
         except BaseException as exc:
@@ -135,3 +140,4 @@ class Measurer:
         inputs = self.metric.inputs
         stored = self.cache.put(plan.commit.sha, plan.key, self.workload.ident, inputs, counters=counters, extra=extra)
         rec.outcome, rec.source = stored.outcome(self.metric), Source.MEASURED
+        rec.counters = dict(stored.counters or {})

@@ -93,6 +93,22 @@ BISECT_RUN: dict[str, str] = {
     "loops": "bracketed loops per run (default as for invoke bisect)",
 }
 
+HISTORY: dict[str, str] = {
+    "from_": "oldest commit of the range (sha, tag, branch); must be an ancestor of --to",
+    "to": "newest commit of the range; the commits between are its first-parent chain",
+    "workload": "suite workload run at every commit (default nbody; see configs/suite.toml)",
+    "metric": "counter name or arithmetic over counter names (as for invoke bisect); repeat for several",
+    "every": "measure every N-th commit from --from (N >= 1; --to is always measured)",
+    "count": "measure M commits spread evenly over the range (M >= 2, both ends included)",
+    "threshold": "flag a change point where a metric moves by more than this fraction (default 0.05)",
+    "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml)",
+    "out": "directory for history.json, history.md, history.png (default: <cache_dir>/history/<time>-<workload>)",
+}
+
+CLUSTER_LOCAL: dict[str, str] = {
+    "workers": "how many dask worker processes to start (each builds one revision at a time, own cache dir)",
+}
+
 CACHE: dict[str, str] = {
     "action": "list: every build with size and last use, and the space of lanes, runs, reports and "
     "ccache; verify: check every build against its recorded contents, mark damaged ones invalid; prune: remove "
