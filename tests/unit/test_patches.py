@@ -44,8 +44,19 @@ EXPECTED: dict[str, dict[str, tuple[Action, str | None]]] = {
         "pythonstats-env": (NA, None),
     },
     "py311-patched": {c: (PRESENT, None) for c in IDS},
-    "py311a7-alpha": {c: (NA, None) for c in IDS},
-    "py312-dev-pre-api": {c: (NA, None) for c in IDS},
+    "py311a4-pre-struct": {c: (NA, None) for c in IDS},
+    "py311a7-alpha": {
+        "stats-api": (APPLY, "3.11-dev"),
+        "dump-when-off": (APPLY, "3.11-dev"),
+        "xstats-default-off": (APPLY, "3.11-dev"),
+        "pythonstats-env": (NA, None),
+    },
+    "py312-dev-pre-api": {
+        "stats-api": (APPLY, "3.12-dev-early"),
+        "dump-when-off": (APPLY, "3.11-dev"),
+        "xstats-default-off": (APPLY, "3.11-dev"),
+        "pythonstats-env": (NA, None),
+    },
     "py312-dev-prefix": {
         "stats-api": (PRESENT, None),
         "dump-when-off": (APPLY, "3.12-dev"),
@@ -73,7 +84,7 @@ def test_reasons_name_the_matching_probe(series: Series) -> None:
     plan = plan_patches(tree("py312-dev-prefix"), series)
     assert "Python/sysmodule.c matches /_stats_on/" in plan.decision("stats-api").reason
     assert "on top of stats-api" in plan.decision("dump-when-off").reason
-    na = plan_patches(tree("py312-dev-pre-api"), series).decision("dump-when-off")
+    na = plan_patches(tree("py311a4-pre-struct"), series).decision("dump-when-off")
     assert "needs stats-api (not applicable)" in na.reason
 
 
@@ -121,7 +132,7 @@ def test_explicit_change_without_its_requirement_is_an_error(series: Series) -> 
 
 def test_explicit_not_applicable_is_an_error(series: Series) -> None:
     with pytest.raises(PatchError, match="stats-api cannot be applied"):
-        plan_patches(tree("py312-dev-pre-api"), series, ["stats-api"])
+        plan_patches(tree("py311a4-pre-struct"), series, ["stats-api"])
 
 
 def test_unknown_change_names_the_known_ones(series: Series) -> None:
