@@ -212,3 +212,36 @@ def test_any_jump_of_the_interpreter_tables_is_refused() -> None:
     unknown_jump = SimpleNamespace(opname="BRANCH_SOMEHOW", opcode=250)  # no JUMP in the name
     assert E._unsupported(unknown_jump, {250}) and not E._unsupported(unknown_jump, set())
     assert E.jump_opcodes() >= {op for name, op in opcode.opmap.items() if "JUMP_" in name}
+
+
+# --- families of interpreters older than opcode._specializations ---------------------------------
+
+
+def test_families_derived_from_a_flat_list_match_the_311_table() -> None:
+    """3.11.2's own families, flattened, come back unchanged (supers under their first half,
+    _ADAPTIVE and _QUICK forms under their base, others under the longest adaptive base)."""
+    import json
+
+    from pystats_harness.suite.canary_expect import families_from_instructions
+
+    table = json.loads((DATA / "3.11.2" / "table.json").read_text())["families"]
+    expected: dict[str, set[str]] = {}
+    for spec, base in table.items():
+        expected.setdefault(base, set()).add(spec)
+    got = families_from_instructions(list(table), set(table.values()))
+    assert {k: set(v) for k, v in got.items()} == expected
+
+
+def test_families_derived_for_an_early_alpha_list() -> None:
+    from pystats_harness.suite.canary_expect import families_from_instructions
+
+    flat = ["CALL_NO_KW_ADAPTIVE", "CALL_NO_KW_LEN", "PRECALL_ADAPTIVE", "PRECALL_BOUND_METHOD"]
+    flat += ["JUMP_ABSOLUTE_QUICK", "LOAD_FAST__LOAD_FAST", "NOT_A_FAMILY_X", "LOAD_ATTR_ADAPTIVE", "LOAD_ATTR_SLOT"]
+    bases = {"CALL_NO_KW", "PRECALL", "JUMP_ABSOLUTE", "LOAD_FAST", "LOAD_ATTR"}
+    assert families_from_instructions(flat, bases) == {
+        "CALL_NO_KW": ["CALL_NO_KW_ADAPTIVE", "CALL_NO_KW_LEN"],
+        "PRECALL": ["PRECALL_ADAPTIVE", "PRECALL_BOUND_METHOD"],
+        "JUMP_ABSOLUTE": ["JUMP_ABSOLUTE_QUICK"],
+        "LOAD_FAST": ["LOAD_FAST__LOAD_FAST"],
+        "LOAD_ATTR": ["LOAD_ATTR_ADAPTIVE", "LOAD_ATTR_SLOT"],
+    }
