@@ -245,3 +245,50 @@ def test_families_derived_for_an_early_alpha_list() -> None:
         "LOAD_FAST": ["LOAD_FAST__LOAD_FAST"],
         "LOAD_ATTR": ["LOAD_ATTR_ADAPTIVE", "LOAD_ATTR_SLOT"],
     }
+
+
+MACROS_EARLY_ALPHA = """
+#define TARGET(op) TARGET_##op: INSTRUCTION_START(op);
+#define DISPATCH() \\
+    { \\
+        NEXTOPARG(); \\
+        DISPATCH_GOTO(); \\
+    }
+#define JUMP_TO_INSTRUCTION(op) goto PREDICT_ID(op)
+#define DEOPT_IF(cond, instname) if (cond) { goto instname ## _miss; }
+#define MISS_WITH_CACHE(opname) \\
+opname ## _miss: \\
+    { \\
+        STAT_INC(opname, miss); \\
+        JUMP_TO_INSTRUCTION(opname); \\
+    }
+        TARGET(LOAD_X) {
+            PREDICTED(LOAD_X);
+        }
+        TARGET(LOAD_X_ADAPTIVE) {
+            if (counter == 0) {
+                next_instr--;
+                if (_Py_Specialize_LoadX(owner, next_instr) < 0) {
+                    goto error;
+                }
+                DISPATCH();
+            }
+            JUMP_TO_INSTRUCTION(LOAD_X);
+        }
+"""
+
+
+def test_early_alpha_miss_blocks_and_adaptive_redispatch() -> None:
+    """Main before Mar/Apr 2022: a miss goes through its family's NAME_miss: block to the base's
+    PREDICTED label (after the count: counted once); an attempt steps back and DISPATCH()es the
+    rewritten instruction (counted twice)."""
+    facts = S.source_facts({"Python/ceval.c": MACROS_EARLY_ALPHA}, OPNAMES)
+    assert facts["misses"] == {"counted_twice": False, "why": facts["misses"]["why"]}
+    assert "NAME_miss:" in facts["misses"]["why"]
+    assert facts["attempts"]["counted_twice"] is True and "DISPATCH()" in facts["attempts"]["why"]
+    redispatching_block = MACROS_EARLY_ALPHA.replace("JUMP_TO_INSTRUCTION(opname); \\", "DISPATCH(); \\")
+    assert S.source_facts({"Python/ceval.c": redispatching_block}, OPNAMES)["misses"]["counted_twice"] is None
+    deferred_only = MACROS_EARLY_ALPHA.replace(
+        "                DISPATCH();\n", "                JUMP_TO_INSTRUCTION(LOAD_X);\n"
+    )
+    assert S.source_facts({"Python/ceval.c": deferred_only}, OPNAMES)["attempts"]["counted_twice"] is None
