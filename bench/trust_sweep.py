@@ -39,26 +39,28 @@ ROOT = Path(__file__).resolve().parent.parent
 STEPS = ("fingerprint", "canaries", "leakage", "isolation", "baselines")
 
 # (revision, why it is in the sample); first-parent commits of main, chosen with
-# `git log -1 --first-parent --before=DATE main` every ~2 months, plus the three release tags.
+# `git log -1 --first-parent --before=DATE main` every ~2 months, plus the three release tags. Order: the
+# patched windows first, then revisions whose objects the shared ccache likely holds (tags, commits
+# validated before), then 2023-24, then the fill-ins between them.
 SAMPLE: tuple[tuple[str, str], ...] = (
     ("9471106fd5", "main 2022-01: the 3.11.0a4 release commit (PyStats in pycore_code.h, no pair counts)"),
     ("0a8a8e7454", "main 2022-02 (3.11.0a6 cycle, pair counts in PyStats)"),
     ("326ae71f1d", "main 2022-04 (3.11.0a7 cycle, prev_instr)"),
     ("30610d2837", "main 2022-06 (3.12 dev, PyStats in Include/pystats.h, before GH-93841)"),
     ("e8259e047c", "main 2022-08 (3.12.0a1 cycle, on/off API, dump skipped while off)"),
-    ("2fe44f728a", "main 2022-10 (3.12.0a1 cycle)"),
-    ("7a0f3c1d92", "main 2022-12 (3.12.0a3 cycle, last weeks before 1583c6e326)"),
+    ("1583c6e326~1", "main 2022-12 (3.12.0a3 cycle, the last commit before the fix)"),
     ("v3.11.2", "release (imported tarball)"),
     ("v3.12.0", "release"),
     ("v3.13.5", "release (imported tarball)"),
-    ("d777790bab", "main 2023-02 (3.12.0a5 cycle, fixed)"),
-    ("8af8f52d17", "main 2023-04 (3.12.0a7 cycle)"),
+    ("8d46c7ed5e", "main 2023-02 (3.12.0a5 cycle, COMPARE_AND_BRANCH)"),
     ("10bf2cd404", "main 2023-06 (3.13 dev)"),
+    ("84b7e9e3fa", "main 2023-10 (3.13.0a1 cycle, PYTHONSTATS)"),
+    ("c97d3af239", "main 2024-04 (3.13.0a5 cycle, the clone's tip)"),
+    ("2fe44f728a", "main 2022-10 (3.12.0a1 cycle)"),
+    ("8af8f52d17", "main 2023-04 (3.12.0a7 cycle)"),
     ("580f357c66", "main 2023-08 (3.13 dev, before PYTHONSTATS)"),
-    ("84b7e9e3fa", "main 2023-10 (3.13.0a1 cycle)"),
     ("f34e22c647", "main 2023-12 (3.13.0a2 cycle)"),
     ("18343c0985", "main 2024-02 (3.13.0a4 cycle)"),
-    ("c97d3af239", "main 2024-04 (3.13.0a5 cycle, the clone's tip)"),
 )
 
 

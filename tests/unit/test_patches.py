@@ -13,7 +13,7 @@ from pystats_harness.errors import ConfigError, PatchError, RevisionUnsupported
 
 TREES = Path(__file__).resolve().parents[1] / "data" / "trees"
 APPLY, PRESENT, NA, SKIP = Action.APPLY, Action.PRESENT, Action.NOT_APPLICABLE, Action.SKIPPED
-IDS = ("stats-api", "dump-when-off", "xstats-default-off", "pythonstats-env")
+IDS = ("stats-api", "dump-when-off", "xstats-default-off", "pythonstats-env", "export-specialization-stats")
 CORE = IDS[:3]
 
 
@@ -46,6 +46,7 @@ EXPECTED: dict[str, dict[str, tuple[Action, str | None]]] = {
         "dump-when-off": (APPLY, "3.11"),
         "xstats-default-off": (APPLY, "3.11"),
         "pythonstats-env": (NA, None),
+        "export-specialization-stats": (PRESENT, None),
     },
     "py311-patched": {c: (PRESENT, None) for c in IDS},
     "py311a7-alpha": {
@@ -53,20 +54,27 @@ EXPECTED: dict[str, dict[str, tuple[Action, str | None]]] = {
         "dump-when-off": (APPLY, "3.11-dev"),
         "xstats-default-off": (APPLY, "3.11-dev"),
         "pythonstats-env": (NA, None),
+        "export-specialization-stats": (APPLY, "3.11-dev"),
     },
     "py312-dev-pre-api": {
         "stats-api": (APPLY, "3.12-dev-early"),
         "dump-when-off": (APPLY, "3.11-dev"),
         "xstats-default-off": (APPLY, "3.11-dev"),
         "pythonstats-env": (NA, None),
+        "export-specialization-stats": (PRESENT, None),
     },
     "py312-dev-prefix": {
         "stats-api": (PRESENT, None),
         "dump-when-off": (APPLY, "3.12-dev"),
         "xstats-default-off": (APPLY, "3.12-dev"),
         "pythonstats-env": (NA, None),
+        "export-specialization-stats": (PRESENT, None),
     },
-    "py312-postfix": {**{c: (PRESENT, None) for c in CORE}, "pythonstats-env": (APPLY, "3.12")},
+    "py312-postfix": {
+        **{c: (PRESENT, None) for c in CORE},
+        "pythonstats-env": (APPLY, "3.12"),
+        "export-specialization-stats": (PRESENT, None),
+    },
     "py313": {c: (PRESENT, None) for c in IDS},
     "py315-main": {c: (PRESENT, None) for c in IDS},
 }
@@ -103,7 +111,8 @@ def test_too_old_tree_is_unsupported(series: Series) -> None:
 
 def test_none_applies_nothing_but_reports_presence(series: Series) -> None:
     plan = plan_patches(tree("py311-pristine"), series, "none")
-    assert {d.action for d in plan.decisions} == {SKIP}
+    assert {d.action for d in plan.decisions if d.change != "export-specialization-stats"} == {SKIP}
+    assert plan.decision("export-specialization-stats").action is PRESENT  # 3.11.2 exports it
     assert plan.patches == () and plan.patch_paths == []
     assert plan.series_digest == hashlib.sha256(b"").hexdigest()
     assert plan_patches(tree("py313"), series, "none").decision("stats-api").action is PRESENT
@@ -116,6 +125,7 @@ def test_explicit_subset_and_order(series: Series) -> None:
         ("dump-when-off", SKIP),
         ("xstats-default-off", SKIP),
         ("pythonstats-env", SKIP),
+        ("export-specialization-stats", PRESENT),
     ]
     shuffled = plan_patches(tree("py311-pristine"), series, ["xstats-default-off", "stats-api", "dump-when-off"])
     assert [p.change for p in shuffled.patches] == list(CORE)
