@@ -2,7 +2,7 @@
 supported history, and print one row per revision.
 
     PYSTATS_CPYTHON_GIT=/path/to/cpython.git python bench/trust_sweep.py [--out DIR] [--workloads nbody]
-        [--revs REV,REV,...] [--only N] [--resume]
+        [--revs REV,REV,...] [--only N] [--resume] [--report] [--markdown FILE]
 
 The default sample (``SAMPLE``) is the release tags v3.11.2, v3.12.0 and v3.13.5 (v3.11.2 and v3.13.5
 come from ``invoke import-release``, as ``scripts/bootstrap.sh`` does) and first-parent commits of
@@ -17,7 +17,7 @@ Printed (rich): revision, commit date, the patches applied (change[variant]), an
 ``pass``, ``partial``, ``skipped`` (baselines of a development commit), or ``FAIL`` with the step's
 one-line reason; a revision that could not be built names why in its fingerprint cell.  ``DIR/sweep.json``
 keeps every row; ``--resume`` re-uses rows of revisions whose ``validation.json`` is already in DIR, so
-the sweep can be stopped and continued.  Exit status 1 if any cell fails.
+the sweep can be stopped and continued; ``--report`` runs nothing and prints what DIR holds.  Exit status 1 if any cell fails.
 """
 
 from __future__ import annotations
@@ -127,6 +127,24 @@ def _row_from(result: Path, rev: str, note: str, cache_dir: Path, exit_code: int
     return Row(rev, note, date, data["metadata"].get("python_version", python), patches, cells, exit_code, seconds)
 
 
+def _not_run(rev: str, note: str, out: Path) -> Row:
+    """A revision without a validation.json: the last error of its log, or that it was not reached."""
+    log = out / f"{rev.replace('/', '_')}.log"
+    why = _last_error(log.read_text().split("--- stderr ---")[-1]) if log.is_file() else "not reached"
+    cells = {"fingerprint": f"not run: {why}"} | {s: "not run" for s in STEPS[1:]}
+    return Row(rev, note, "?", "?", "?", cells, -1, 0.0)
+
+
+def to_markdown(rows: list[Row]) -> str:
+    head = ["revision", "date", "Python", "patches (auto)", *STEPS]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [f"`{r.revision}` ({r.note})" if r.note else f"`{r.revision}`", r.date, r.python, r.patches]
+        cells += [r.cells.get(s, "?") for s in STEPS]
+        lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def to_rich(rows: list[Row]) -> Table:
     table = Table(title="trust sweep: invoke validate --workloads nbody at each revision", show_lines=True)
     for col in ("revision", "date", "Python", "patches (auto)", *STEPS, "s"):
@@ -148,6 +166,8 @@ def main() -> int:
     ap.add_argument("--revs", help="comma-separated revisions instead of the default sample")
     ap.add_argument("--only", type=int, help="run only the first N revisions of the sample")
     ap.add_argument("--resume", action="store_true", help="re-use revisions already validated in --out")
+    ap.add_argument("--markdown", help="also write the table as Markdown to this file")
+    ap.add_argument("--report", action="store_true", help="run nothing: print the table of what --out holds")
     args = ap.parse_args()
     sample = [(r, "") for r in args.revs.split(",")] if args.revs else list(SAMPLE)
     sample = sample[: args.only] if args.only else sample
@@ -158,16 +178,21 @@ def main() -> int:
     rows: list[Row] = []
     for rev, note in sample:
         done = out / rev.replace("/", "_") / "validation.json"
-        if args.resume and done.is_file():
+        if (args.resume or args.report) and done.is_file():
             row = _row_from(done, rev, note, cache_dir, -1, 0.0)
+        elif args.report:
+            row = _not_run(rev, note, out)
         else:
             console.print(f"[bold]{rev}[/] {note}: invoke validate ...")
             row = run_one(rev, note, out, args.workloads, cache_dir)
         rows.append(row)
         cells = "; ".join(f"{s} {row.cells.get(s, '?')}" for s in STEPS)
         console.print(f"  {rev}: {cells} ({row.seconds:.0f} s)", markup=False, highlight=False)
-        (out / "sweep.json").write_text(json.dumps([asdict(r) for r in rows], indent=1) + "\n")
+        if not args.report:
+            (out / "sweep.json").write_text(json.dumps([asdict(r) for r in rows], indent=1) + "\n")
     console.print(to_rich(rows))
+    if args.markdown:
+        Path(args.markdown).write_text(to_markdown(rows))
     return 1 if any(r.failed for r in rows) else 0
 
 
