@@ -192,6 +192,17 @@ def _adaptive_redispatch_fact(macros, handlers):
     return {"counted_twice": None, "why": "no DISPATCH_SAME_OPARG macro, and not every adaptive handler re-dispatches"}
 
 
+def _tier_one(ceval):
+    """``ceval`` (not yet stripped: the include names a file) up to where it redefines the dispatch macros for the tier-2 interpreter (main
+    Dec 2023 - Mar 2024: ``#undef DEOPT_IF`` after ``#include "generated_cases.c.h"``); the
+    instruction handlers are compiled with the definitions before that."""
+    include = ceval.find('#include "generated_cases.c.h"')
+    undef = re.search(r"^[ \t]*#[ \t]*undef[ \t]+DEOPT_IF\b", ceval, re.M)
+    if include >= 0 and undef is not None and undef.start() > include:
+        return ceval[: undef.start()]
+    return ceval
+
+
 def source_facts(files, opnames):
     """The facts (see the module docstring) from ``read_files`` output, for the opcodes ``opnames``.
 
@@ -208,7 +219,7 @@ def source_facts(files, opnames):
         if name in opnames:
             components = [c.strip() for c in supers.get(name, ())]
             facts[name] = _handler_facts(body, opnames, components)
-    macros = [code.get("Python/ceval_macros.h", ""), code.get("Python/ceval.c", "")]
+    macros = [code.get("Python/ceval_macros.h", ""), strip_c(_tier_one(files.get("Python/ceval.c", "")))]
     target_counts = any("INSTRUCTION_START" in d for text in macros for d in macro_definitions(text, "TARGET"))
     return {
         "files": sorted(files),

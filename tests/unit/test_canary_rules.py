@@ -292,3 +292,18 @@ def test_early_alpha_miss_blocks_and_adaptive_redispatch() -> None:
         "                DISPATCH();\n", "                JUMP_TO_INSTRUCTION(LOAD_X);\n"
     )
     assert S.source_facts({"Python/ceval.c": deferred_only}, OPNAMES)["attempts"]["counted_twice"] is None
+
+
+def test_tier_two_redefinition_of_deopt_if_is_not_the_handlers_one() -> None:
+    """Main Dec 2023 - Mar 2024: ceval.c includes the tier-1 handlers, then `#undef DEOPT_IF` and
+    redefines it (goto deoptimize) for the tier-2 interpreter: the handlers' DEOPT_IF is the first."""
+    ceval = (
+        '#include "generated_cases.c.h"\n'
+        "#undef DEOPT_IF\n"
+        "#define DEOPT_IF(COND, INSTNAME) \\\n    if ((COND)) {                \\\n        goto deoptimize;\\\n    }\n"
+    )
+    files = {"Python/ceval_macros.h": MACROS_PREDICTED, "Python/ceval.c": ceval}
+    assert S.source_facts(files, OPNAMES)["misses"]["counted_twice"] is False
+    before = ceval.replace('#include "generated_cases.c.h"\n', "") + '#include "generated_cases.c.h"\n'
+    files["Python/ceval.c"] = before  # redefined before the handlers: the handlers use goto deoptimize
+    assert S.source_facts(files, OPNAMES)["misses"]["counted_twice"] is None
