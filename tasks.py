@@ -107,13 +107,22 @@ def stats(
     markdown: str | None = None,
     loops: str | None = None,
     lenient: bool = False,
+    summarize_json: str | None = None,
 ) -> None:
     """Turn a directory of dump files into one named collection."""
     from pystats_harness.cli import stats as cli
 
     per = common.number("loops", loops)
     cli.stats(
-        _context(c), Path(directory), rev, patches, json_out=json, markdown_out=markdown, loops=per, lenient=lenient
+        _context(c),
+        Path(directory),
+        rev,
+        patches,
+        json_out=json,
+        markdown_out=markdown,
+        loops=per,
+        lenient=lenient,
+        summarize_json_out=summarize_json,
     )
 
 
@@ -128,8 +137,9 @@ def compare(
     threshold: float = 0.0,
     family: bool = False,
     limit: int = 50,
+    plot: str | None = None,
 ) -> None:
-    """Compare two collections counter by counter, sorted by size of change."""
+    """Compare two collections counter by counter, or two collect outputs benchmark by benchmark."""
     from pystats_harness.cli import stats as cli
 
     cli.compare(
@@ -141,6 +151,7 @@ def compare(
         threshold=common.number("threshold", threshold) or 0.0,
         family=family,
         limit=int(limit),
+        plot=plot,
     )
 
 
@@ -184,6 +195,39 @@ def validate(
     error = report.error(require_baseline=require_baseline)
     if error is not None:
         raise error
+
+
+@task(help=options.COLLECT)
+@_mapped
+def collect(
+    c: Context,
+    rev: str | None = None,
+    patches: str = "auto",
+    benchmarks: str = "default",
+    jobs: int = 2,
+    processes: int = 2,
+    loops: str | None = None,
+    out: str | None = None,
+    no_manual: bool = False,
+) -> None:
+    """pystats for pyperformance benchmarks, each in its own container, with a trust verdict per benchmark."""
+    from pystats_harness.cli import collect as cli
+
+    ctx = _context(c)
+    rev = rev or ctx.settings.default_rev
+    number = common.number
+    outcomes = cli.run_collect(
+        ctx,
+        rev,
+        patches,
+        benchmarks=benchmarks,
+        jobs=number("jobs", jobs, int),
+        processes=number("processes", processes, int),
+        loops=loops,
+        out=out,
+        manual=not no_manual,
+    )
+    cli.raise_for(outcomes)
 
 
 @task(help=options.BASELINE)
@@ -259,6 +303,46 @@ def bisect_run(
         ctx, workload=workload, metric=metric, threshold=threshold, direction=direction, rev=rev, loops=loops
     )
     raise Exit(code=code)
+
+
+@task(help=options.HISTORY, iterable=["metric"])
+@_mapped
+def history(
+    c: Context,
+    from_: str = "",
+    to: str = "",
+    workload: str = "nbody",
+    metric: list[str] | None = None,
+    every: str | None = None,
+    count: str | None = None,
+    threshold: str | None = None,
+    loops: str | None = None,
+    out: str | None = None,
+) -> None:
+    """pystats across a range of commits (first parent): a table, a plot, change points with subjects."""
+    from pystats_harness.cli import history as cli
+
+    cli.history(
+        _context(c),
+        from_=from_,
+        to=to,
+        workload=workload,
+        metric=metric,
+        every=every,
+        count=count,
+        threshold=threshold,
+        loops=loops,
+        out=out,
+    )
+
+
+@task(name="cluster-local", help=options.CLUSTER_LOCAL)
+@_mapped
+def cluster_local(c: Context, workers: str = "2") -> None:
+    """Start a Dask scheduler and N workers on this machine (each with its own cache) until Ctrl-C."""
+    from pystats_harness.cli import cluster as cli
+
+    cli.cluster_local(_context(c), workers)
 
 
 @task(help=options.CACHE, positional=["action"])

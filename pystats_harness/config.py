@@ -39,6 +39,10 @@ DEFAULTS: dict[str, Any] = {
     "build_memory": "8g",
     "build_pids": "4096",
     "ccache_volume": "pystats-harness-ccache",
+    # ccache's remote storage shared by every build host ("redis://host:port"); empty = local only.
+    "ccache_remote": "",
+    # A Dask scheduler ("tcp://host:8786") that units of work are sent to; empty = this machine only.
+    "cluster": "",
     "wheelhouse_dir": "~/.cache/pystats-harness/wheelhouse",
     "baselines_dir": "configs/baselines",
     "cache_max_size": "",
@@ -66,6 +70,8 @@ class Settings:
     build_memory: str
     build_pids: int
     ccache_volume: str
+    ccache_remote: str  # "" or "redis://host:port": build containers use it (host networking)
+    cluster: str  # "" or a Dask scheduler address ("tcp://host:8786")
     wheelhouse_dir: Path
     baselines_dir: Path
     cache_max_size: str  # "" = no limit; else e.g. "50G": pruned to it after every build
@@ -148,6 +154,37 @@ def _as_positive(key: str, value: Any) -> int:
     return number
 
 
+def _as_redis_url(key: str, value: Any) -> str:
+    """Empty, or ``redis://host:port`` (what ccache's remote storage reads; the port is required)."""
+    text = str(value).strip()
+    if text and not re.fullmatch(r"redis://[A-Za-z0-9._-]+:\d{1,5}(/\d+)?", text):
+        raise ConfigError(
+            f"setting pystats.{key}={value!r} is not a Redis address; write redis://HOST:PORT (empty: none)"
+        )
+    return text
+
+
+def _as_scheduler(key: str, value: Any) -> str:
+    """Empty (this machine) or a Dask scheduler address; ``host:port`` gets the default ``tcp://``."""
+    text = str(value).strip()
+    if not text:
+        return ""
+    if "://" not in text:
+        text = f"tcp://{text}"
+    if not re.fullmatch(r"(tcp|tls)://[A-Za-z0-9._\[\]:-]+:\d{1,5}", text):
+        raise ConfigError(
+            f"setting pystats.{key}={value!r} is not a Dask scheduler address; write tcp://HOST:PORT (empty: local)"
+        )
+    return text
+
+
+def settings_from_environment(environ: Mapping[str, str]) -> Settings:
+    """Settings from ``INVOKE_PYSTATS_<KEY>`` variables alone, as a Dask worker process reads them."""
+    prefix = "INVOKE_PYSTATS_"
+    raw = {k[len(prefix) :].lower(): v for k, v in environ.items() if k.startswith(prefix)}
+    return load_settings({k: v for k, v in raw.items() if k in DEFAULTS})
+
+
 def _project_path(text: str) -> Path:
     path = Path(os.path.expanduser(text))
     return path if path.is_absolute() else PROJECT_ROOT / path
@@ -185,6 +222,8 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         build_memory=_as_size("build_memory", merged["build_memory"]),
         build_pids=_as_positive("build_pids", merged["build_pids"]),
         ccache_volume=str(merged["ccache_volume"]),
+        ccache_remote=_as_redis_url("ccache_remote", merged["ccache_remote"]),
+        cluster=_as_scheduler("cluster", merged["cluster"]),
         wheelhouse_dir=Path(os.path.expanduser(str(merged["wheelhouse_dir"]))).resolve(),
         baselines_dir=_project_path(str(merged["baselines_dir"])),
         cache_max_size=_as_cache_size("cache_max_size", merged["cache_max_size"]),

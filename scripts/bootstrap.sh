@@ -13,6 +13,8 @@ python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -
 WHEELHOUSE=$(python3 -c "from pystats_harness.config import load_settings; print(load_settings().wheelhouse_dir)")
 echo "+ scripts/make-wheelhouse.sh $WHEELHOUSE" >&2
 sh scripts/make-wheelhouse.sh "$WHEELHOUSE" >&2
+echo "+ scripts/make_benchmark_wheelhouse.py $WHEELHOUSE" >&2
+python3 scripts/make_benchmark_wheelhouse.py "$WHEELHOUSE" >&2
 
 if ! python3 -c "
 from pystats_harness.infra import engine

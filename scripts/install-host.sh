@@ -10,7 +10,8 @@ log() { printf '+ %s\n' "$*" >&2; }
 SRC_DIR=${PYSTATS_SOURCES_DIR:-$HOME/.cache/pystats-harness/sources}
 
 need_pkgs=()
-for p in docker.io debootstrap git dpkg-dev xz-utils ccache; do
+# redis-server: the shared ccache (ccache_remote) of the scale-out tests; they start their own on 127.0.0.1.
+for p in docker.io debootstrap git dpkg-dev xz-utils ccache redis-server; do
   dpkg -s "$p" >/dev/null 2>&1 || need_pkgs+=("$p")
 done
 

@@ -7,17 +7,19 @@ supplies its ``measure(index)``. Good and bad are measured first and must differ
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from pystats_harness.bisect.fleet import Fleet, open_fleet
 from pystats_harness.bisect.judge import Judge, Outcome, parse_direction, validate_endpoints
+from pystats_harness.bisect.kary import kary_bisect
 from pystats_harness.bisect.measurer import Measured, Measurer
-from pystats_harness.bisect.metric import parse_metric
+from pystats_harness.bisect.metric import Metric, parse_metric
 from pystats_harness.bisect.report import BisectReport
 from pystats_harness.bisect.report import CommitInfo as ReportCommit
 from pystats_harness.bisect.report import to_dict as report_to_dict
-from pystats_harness.bisect.search import bisect as _search
-from pystats_harness.bisect.search import estimate_remaining_steps
+from pystats_harness.bisect.search import BisectResult, estimate_remaining_steps
 from pystats_harness.bisect.workload import Workload, resolve_workload
 from pystats_harness.console import Reporter
 from pystats_harness.errors import ConfigError, EndpointFailed, EndpointsDoNotDiffer, HarnessError
@@ -47,6 +49,8 @@ class BisectRun:
     labels: dict[int, str]
     builds: int
     wall_seconds: float
+    workers: int = 1  # K: commits measured at once (cluster workers; 1 = this machine)
+    unfit: dict[str, str] = field(default_factory=dict)  # cluster workers that took no units, and why
 
     def to_dict(self) -> dict[str, Any]:
         steps = [self.records[i].to_dict(i, self.labels[i]) for i in self.records]
@@ -58,6 +62,9 @@ class BisectRun:
                 "loops": self.workload.loops,
                 "path": "manual",
                 "builds": self.builds,
+                "workers": self.workers,
+                "rounds": self.report.result.rounds,
+                "unfit_workers": self.unfit,
                 "wall_seconds": round(self.wall_seconds, 2),
                 "steps": steps,
             },
@@ -106,50 +113,80 @@ def run_bisect(
     loops: int | None = None,
     progress: Progress | None = None,
 ) -> BisectRun:
-    """Measure good and bad, check they differ as claimed, then bisect the ancestry path between them."""
+    """Measure good and bad, check they differ as claimed, then bisect the ancestry path between them:
+    one commit at a time here, or K at a time (k-ary rounds) on the K workers of ``pystats.cluster``."""
     started = time.perf_counter()
-    parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops), parse_direction(direction)
+    parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops, ctx), parse_direction(direction)
     good, path = bisect_path(Mirror(ctx.settings.mirror_dir), good, bad)
     progress = progress or Progress()
-    measurer = Measurer(ctx.with_reporter(progress.reporter), parsed, work)
+    with open_fleet(ctx.with_reporter(progress.reporter), parsed, work) as fleet:
+        run = _search_with(fleet, progress, path, parsed, (good, bad), threshold, wanted)
+    infos = {c.sha: ReportCommit(c.sha, c.subject, c.date) for c in path}
+    report = BisectReport(run.result, parsed.expression, work.name, good, bad, infos)
+    wall = time.perf_counter() - started
+    return BisectRun(report, work, run.records, run.labels, fleet.builds, wall, fleet.width, dict(fleet.unfit))
+
+
+@dataclass
+class _Search:
+    result: BisectResult
+    records: dict[int, Measured]
+    labels: dict[int, str]
+
+
+def _search_with(
+    fleet: Fleet,
+    progress: Progress,
+    path: list[CommitInfo],
+    parsed: Metric,
+    revs: tuple[str, str],
+    threshold: float | None,
+    wanted: str | None,
+) -> _Search:
     records: dict[int, Measured] = {}
-    labels: dict[int, str] = {}
+    labels: dict[int, str] = {0: "good", len(path) - 1: "bad"}
     remaining = estimate_remaining_steps(0, len(path) - 1)
-    for which, rev, index in (("good", good, 0), ("bad", bad, len(path) - 1)):
-        progress.start(which, remaining + (2 if which == "good" else 1), index, path[index])
-        rec = records[index] = measurer.measure(path[index])
-        labels[index] = which
-        progress.finish(which, remaining + (1 if which == "good" else 0), index, rec, None)
-        if not rec.outcome.usable:
-            raise _endpoint_error(which, rev, rec)
+
+    def measure(indices: Sequence[int], judge: Judge | None, left: int) -> dict[int, Outcome]:
+        """One commit at a time here (each shown as it starts), or all of a round at once on the cluster."""
+        batches = [[i] for i in indices] if fleet.width == 1 else [list(indices)]
+        for batch in batches:
+            for index in batch:
+                progress.start(labels[index], left, index, path[index])
+            for index, rec in zip(batch, fleet.measure_many([path[i] for i in batch]), strict=True):
+                records[index] = rec
+                progress.finish(labels[index], left, index, rec, judge)
+        return {i: records[i].outcome for i in indices}
+
+    ends = (("good", revs[0], 0), ("bad", revs[1], len(path) - 1))
+    for batch in ([ends[0]], [ends[1]]) if fleet.width == 1 else ([*ends],):  # here: no bad build if good fails
+        measure([index for _, _, index in batch], None, remaining)
+        for which, rev, index in batch:
+            if not records[index].outcome.usable:
+                raise _endpoint_error(which, rev, records[index])
     good_value, bad_value = records[0].outcome.number, records[len(path) - 1].outcome.number
     judge = Judge.from_endpoints(good_value, bad_value, threshold=threshold, direction=wanted)
     validate_endpoints(
-        good_value, bad_value, judge, metric=parsed.expression, good_label=f"good {good}", bad_label=f"bad {bad}"
+        good_value, bad_value, judge, metric=parsed.expression, good_label=f"good {revs[0]}", bad_label=f"bad {revs[1]}"
     )
+    word = "step" if fleet.width == 1 else "round"
+    state = {"left": remaining}
 
-    def measure_at(index: int) -> Outcome:
-        records[index] = measurer.measure(path[index])
-        return records[index].outcome
+    def on_round(number: int, left: int, indices: Sequence[int]) -> None:
+        state["left"] = left
+        for index in indices:
+            labels[index] = f"{word} {number}"
 
-    def on_start(step: int, left: int, index: int) -> None:
-        labels[index] = f"step {step}"
-        progress.start(labels[index], left, index, path[index])
-
-    def on_step(step: int, left: int, index: int, outcome: Outcome) -> None:
-        progress.finish(labels[index], left, index, records[index], judge)
-
-    result = _search([c.sha for c in path], measure_at, judge, on_start=on_start, on_step=on_step)
-    infos = {c.sha: ReportCommit(c.sha, c.subject, c.date) for c in path}
-    report = BisectReport(result, parsed.expression, work.name, good, bad, infos)
-    return BisectRun(report, work, records, labels, measurer.builds, time.perf_counter() - started)
+    shas = [c.sha for c in path]
+    result = kary_bisect(shas, lambda idx: measure(idx, judge, state["left"]), judge, fleet.width, on_round=on_round)
+    return _Search(result, records, labels)
 
 
 def measure_rev(
     ctx: Context, rev: str, *, workload: str, metric: str, loops: int | None = None, progress: Progress | None = None
 ) -> Measured:
     """One commit, as ``bisect-run`` needs it (the same caches as ``bisect``); progress index is -1."""
-    parsed, work = parse_metric(metric), resolve_workload(workload, loops)
+    parsed, work = parse_metric(metric), resolve_workload(workload, loops, ctx)
     commit = Mirror(ctx.settings.mirror_dir).resolve(rev)
     progress = progress or Progress()
     progress.start("bisect-run", 0, -1, commit)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,7 @@ from pystats_harness.bisect.workload import Workload
 from pystats_harness.build.cache import lookup
 from pystats_harness.build.execute import execute
 from pystats_harness.build.plan import BuildPlan, plan_build
+from pystats_harness.collect.driver import manual_per_loop
 from pystats_harness.errors import BuildFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
@@ -52,6 +54,8 @@ class Measured:
     build_key: str = ""
     seconds: dict[str, float] = field(default_factory=dict)  # plan, build, run, total
     error: BaseException | None = field(default=None, repr=False)
+    worker: str = ""  # the Dask worker that measured it ("" = this machine)
+    counters: Mapping[str, float] = field(default_factory=dict, repr=False)  # the metric's inputs (per loop)
 
     def to_dict(self, index: int, label: str) -> dict[str, Any]:
         return {
@@ -65,6 +69,7 @@ class Measured:
             "failure": self.outcome.failure.value if self.outcome.failure else None,
             "detail": self.outcome.detail,
             "seconds": {k: round(v, 2) for k, v in self.seconds.items()},
+            "worker": self.worker,
         }
 
 
@@ -95,6 +100,7 @@ class Measurer:
             cached = self.cache.get(commit.sha, plan.key, self.workload.ident, self.metric.inputs)
             if cached is not None:
                 rec.outcome, rec.source = cached.outcome(self.metric), Source.RESULT_CACHE
+                rec.counters = dict(cached.counters or {})
             else:
                 self._build_and_run(plan, rec)
         except BaseException as exc:
@@ -118,16 +124,20 @@ class Measurer:
             rec.seconds["build"] = time.perf_counter() - build_start
         t = time.perf_counter()
         self.ctx.reporter.phase(f"running {self.workload.label} × {self.workload.loops}")
-        run = run_manual(self.ctx, entry, self.workload.target, Shape(self.workload.loops))
+        if self.workload.benchmark is not None:
+            counters, run_dir = manual_per_loop(self.ctx, entry, self.workload.benchmark, self.workload.loops)
+        else:
+            run = run_manual(self.ctx, entry, self.workload.target, Shape(self.workload.loops))
+            counters, run_dir = run.per_loop, run.runs[0].run_dir
         rec.seconds["run"] = time.perf_counter() - t
-        counters = run.per_loop
         if not any(name in counters for name in self.metric.inputs):
             self.metric.explain(counters)  # raises MissingCounters with "did you mean" hints; not cached
         extra = {
-            "run_dir": str(run.runs[0].run_dir),
+            "run_dir": str(run_dir),
             "build": entry.key,
             "seconds": {k: round(v, 2) for k, v in rec.seconds.items()},
         }
         inputs = self.metric.inputs
         stored = self.cache.put(plan.commit.sha, plan.key, self.workload.ident, inputs, counters=counters, extra=extra)
         rec.outcome, rec.source = stored.outcome(self.metric), Source.MEASURED
+        rec.counters = dict(stored.counters or {})

@@ -179,6 +179,7 @@ def to_dict(report: BisectReport) -> dict[str, Any]:
         "earliest_bad": r.earliest_bad,
         "exact": r.exact,
         "measurements": r.measurements,
+        "rounds": r.rounds,
         "n_commits": len(r.commits),
         "tested": [
             {
@@ -227,7 +228,13 @@ def from_json(text: str | Mapping[str, Any]) -> BisectReport:
         for t in doc["tested"]
     )
     result = BisectResult(
-        tuple(doc["commits"]), judge, tested, int(doc["last_good"]), int(doc["earliest_bad"]), int(doc["measurements"])
+        tuple(doc["commits"]),
+        judge,
+        tested,
+        int(doc["last_good"]),
+        int(doc["earliest_bad"]),
+        int(doc["measurements"]),
+        rounds=int(doc.get("rounds", 0)),
     )
     infos = {
         t["sha"]: CommitInfo(t["sha"], t.get("subject") or "", t.get("date") or "")

@@ -57,6 +57,7 @@ class BisectResult:
     last_good: int  # latest index known good
     earliest_bad: int  # earliest index known bad
     measurements: int  # calls to measure() made by this search (endpoints excluded)
+    rounds: int = 0  # batches of measurements (k-ary search: up to K at once; binary: one each); 0 = unknown
 
     @property
     def exact(self) -> bool:
@@ -153,4 +154,4 @@ def bisect(
         Tested(i, commits[i], o, judge.verdict(o.number) if o.usable else Verdict.SKIPPED, steps.get(i, 0))
         for i, o in sorted(memo.items())
     )
-    return BisectResult(tuple(commits), judge, tested, lo, hi, measured)
+    return BisectResult(tuple(commits), judge, tested, lo, hi, measured, rounds=measured)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness import __version__
-from pystats_harness.build import integrity, lanes, locks, probes, prune
+from pystats_harness.build import integrity, lanes, locks, probes, prune, remote
 from pystats_harness.build.cache import CacheEntry, commit, lookup, staging
 from pystats_harness.build.plan import BuildPlan, build_group
 from pystats_harness.build.script import BuildLog, EventKind, build_script
@@ -56,10 +56,12 @@ class Workspace:
     staged: Path
     lane: lanes.Lane
     confcache: Path
+    ccache_remote: remote.Remote = remote.NO_REMOTE
 
 
 def container_spec(ctx: Context, plan: BuildPlan, ws: Workspace) -> engine.ContainerSpec:
-    """Pure: the build container (sources read-only, no network, the persistent ccache volume).
+    """Pure: the build container (sources read-only, no network, the persistent ccache volume; with a
+    reachable ``ccache_remote`` also its Redis, over the host's network).
 
     Confined like a run except for its user: it stays root to write the root-owned bind mounts, but
     without capabilities. The root file system is read-only (everything is written to the mounts
@@ -76,7 +78,8 @@ def container_spec(ctx: Context, plan: BuildPlan, ws: Workspace) -> engine.Conta
             engine.Mount(settings.ccache_volume, "/ccache", volume=True),
             engine.Mount(str(ws.confcache), "/confcache"),
         ),
-        env={"CCACHE_DIR": "/ccache", "CCACHE_BASEDIR": "/", "CCACHE_NOHASHDIR": "1"},
+        env={"CCACHE_DIR": "/ccache", "CCACHE_BASEDIR": "/", "CCACHE_NOHASHDIR": "1", **ws.ccache_remote.env},
+        host_network=bool(ws.ccache_remote.url),
         workdir="/build",
         name_prefix="pystats-harness-build",
         read_only_root=True,
@@ -162,7 +165,8 @@ def _compile(ctx: Context, plan: BuildPlan, mirror: Mirror, worktree: Path, stag
     with lanes.acquire(settings.cache_dir / "lanes", group, mirror, plan.commit.sha, worktree, patched) as lane:
         checkout_s = time.perf_counter() - t0
         ctx.reporter.phase("checkout", checkout_s)
-        facts = _run_build_container(ctx, plan, Workspace(worktree, staged, lane, confcache))
+        shared = remote.resolve(settings.ccache_remote, ctx.reporter)
+        facts = _run_build_container(ctx, plan, Workspace(worktree, staged, lane, confcache, shared))
         lane.mark_ok(plan.commit.sha, patched)
     facts["seconds"]["checkout"] = round(checkout_s, 2)
     facts["build_dir"] = {"reused": lane.reuse, "reason": lane.reason, "group": group}

@@ -83,7 +83,11 @@ def ccache_delta(before: str, after: str) -> dict[str, int]:
     b, a = parse(before), parse(after)
     hits = sum(a.get(k, 0) - b.get(k, 0) for k in ("direct_cache_hit", "preprocessed_cache_hit"))
     misses = a.get("cache_miss", 0) - b.get("cache_miss", 0)
-    return {"hits": hits, "misses": misses}
+    delta = {"hits": hits, "misses": misses}
+    for name, key in (("remote_hits", "remote_storage_hit"), ("remote_errors", "remote_storage_error")):
+        if key in a:  # ccache 4.4+: hits served by the remote storage (ccache_remote), and its errors
+            delta[name] = a[key] - b.get(key, 0)
+    return delta
 
 
 class EventKind(enum.Enum):

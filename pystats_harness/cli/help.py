@@ -29,14 +29,16 @@ STATS: dict[str, str] = {
     "markdown": "write a Markdown summary here",
     "loops": "divide every counter by this number of benchmark loops",
     "lenient": "skip malformed lines with a warning instead of failing",
+    "summarize_json": "also write the summarize_stats.py JSON (3.13 shape, opcodes named; raw counts) here; needs --rev",
 }
 
 COMPARE: dict[str, str] = {
-    "base": "base collection JSON (from invoke stats --json)",
-    "head": "head collection JSON",
+    "base": "base collection JSON (from invoke stats --json), or a base `invoke collect` output directory",
+    "head": "head collection JSON, or a head `invoke collect` output directory",
+    "plot": "two collect outputs: write a heatmap PNG (benchmarks x families, change of hit ratio) here",
     "json": "write the comparison as JSON here",
     "markdown": "write a Markdown table (pasteable into a CPython issue) here",
-    "threshold": "hide counters whose relative change is below this fraction (e.g. 0.05)",
+    "threshold": "hide counters whose relative change is below this fraction (e.g. 0.05); for two collect outputs: flag ratio moves and relative count changes of at least this (default 0.10 and 0.25)",
     "family": "compare family totals (base + specialized forms) instead of single opcodes",
     "limit": "rows to show (default 50)",
 }
@@ -71,7 +73,7 @@ BASELINE: dict[str, str] = {
 BISECT: dict[str, str] = {
     "good": "revision where the metric has its old value (sha, tag, branch, main~3)",
     "bad": "later revision where it has changed (if good is on another branch: their merge base is used)",
-    "workload": "suite workload (nbody, richards, ... see configs/suite.toml) or a path to a .py "
+    "workload": "suite workload (nbody, richards, ... see configs/suite.toml), pyperformance:NAME (the benchmark's timed function on the manual path; default --loops 1), or a path to a .py "
     "script defining run(loops)",
     "metric": "counter name or arithmetic over counter names, e.g. "
     "'opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count'",
@@ -83,12 +85,28 @@ BISECT: dict[str, str] = {
 }
 
 BISECT_RUN: dict[str, str] = {
-    "workload": "suite workload or path to a .py script defining run(loops)",
+    "workload": "suite workload, pyperformance:NAME, or path to a .py script defining run(loops)",
     "metric": "counter name or arithmetic over counter names (as for invoke bisect)",
     "threshold": "bad when the metric is beyond this value (required)",
     "direction": "up (default): bad means above the threshold; down: below",
     "rev": "revision to measure (default: the current directory's BISECT_HEAD or HEAD)",
     "loops": "bracketed loops per run (default as for invoke bisect)",
+}
+
+HISTORY: dict[str, str] = {
+    "from_": "oldest commit of the range (sha, tag, branch); must be an ancestor of --to",
+    "to": "newest commit of the range; the commits between are its first-parent chain",
+    "workload": "suite workload run at every commit (default nbody; see configs/suite.toml)",
+    "metric": "counter name or arithmetic over counter names (as for invoke bisect); repeat for several",
+    "every": "measure every N-th commit from --from (N >= 1; --to is always measured)",
+    "count": "measure M commits spread evenly over the range (M >= 2, both ends included)",
+    "threshold": "flag a change point where a metric moves by more than this fraction (default 0.05)",
+    "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml)",
+    "out": "directory for history.json, history.md, history.png (default: <cache_dir>/history/<time>-<workload>)",
+}
+
+CLUSTER_LOCAL: dict[str, str] = {
+    "workers": "how many dask worker processes to start (each builds one revision at a time, own cache dir)",
 }
 
 CACHE: dict[str, str] = {
@@ -99,4 +117,15 @@ CACHE: dict[str, str] = {
     "max_size": "prune: remove least recently used builds until the rest fits, e.g. 20G",
     "older_than": "prune: remove builds not used for this many days",
     "dry_run": "prune: show what would be removed and remove nothing",
+}
+
+COLLECT: dict[str, str] = {
+    "rev": "revision to build (if not cached) and collect (default: setting pystats.default_rev)",
+    "patches": "auto (default), none, or a comma-separated list of change ids",
+    "benchmarks": "default | all | a group (apps, math, …) | names, e.g. nbody,richards or default,-go (default: default)",
+    "jobs": "benchmarks run at a time, each in its own container (default 2)",
+    "processes": "pyperf worker processes per benchmark; 2 or more checks that workers agree (default 2)",
+    "loops": "a loops file (loops.json of an earlier collect, or a pyperf result JSON); default: calibrate",
+    "out": "output directory (default: <cache_dir>/collect/<stamp>-<rev>); replaced only when complete",
+    "no_manual": "skip the manual-path leakage check (one extra run per benchmark)",
 }

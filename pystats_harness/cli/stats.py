@@ -1,4 +1,5 @@
-"""The stats tasks: stats (dump files -> one named collection) and compare (two collections -> a diff)."""
+"""The stats tasks: stats (dump files -> one named collection, optionally a summarize_stats.py JSON) and
+compare (two collections -> a diff)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from pystats_harness.build.ensure import find_build
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import write_text_atomic
+from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
 from pystats_harness.stats import compare as _compare
 from pystats_harness.stats import summary
-from pystats_harness.stats.collection import collect_dir, load, save
+from pystats_harness.stats.collection import dump_files, from_dump, load, per_loop, save
+from pystats_harness.stats.dumps import parse_files
+from pystats_harness.stats.summarize_json import summarize_json
 
 
 def stats(
@@ -24,15 +27,26 @@ def stats(
     markdown_out: str | None,
     loops: float | None,
     lenient: bool,
+    summarize_json_out: str | None = None,
 ) -> None:
+    if summarize_json_out and not rev:
+        raise ConfigError(
+            "--summarize-json needs --rev: the build's own tables name the opcodes and fill _defines; "
+            "pass the revision whose build made the dumps"
+        )
     entry = find_build(ctx, rev, requested_patches) if rev else None
     names = entry.names() if entry else None
     metadata = entry.stats_metadata(rev) if entry else ({"revision": rev} if rev else {})
-    collection = collect_dir(directory, names, metadata, loops=loops, lenient=lenient)
+    dump = parse_files(dump_files(directory), lenient=lenient)
+    collection = from_dump(dump, names, metadata)
+    collection = per_loop(collection, loops) if loops else collection
+    export = summarize_json(dump, names, metadata) if summarize_json_out and names is not None else None
     if json_out:
         save(collection, Path(json_out))
     if markdown_out:
         write_text_atomic(Path(markdown_out), summary.to_markdown(collection))
+    if summarize_json_out and export is not None:
+        write_json_atomic(Path(summarize_json_out), export)
     out = stdout_console()
     out.print(summary.to_rich(collection))
     meta = collection.metadata
@@ -41,6 +55,7 @@ def stats(
         f"{len(collection.unknown)} unknown lines"
         + (f"; JSON: {json_out}" if json_out else "")
         + (f"; Markdown: {markdown_out}" if markdown_out else "")
+        + (f"; summarize_stats JSON: {summarize_json_out}" if summarize_json_out else "")
     )
     for warning in meta.get("warnings", [])[:10]:
         ctx.reporter.warn(str(warning))
@@ -56,7 +71,11 @@ def compare(
     threshold: float,
     family: bool,
     limit: int,
+    plot: str | None = None,
 ) -> None:
+    if base.is_dir() or head.is_dir():
+        compare_suites(base, head, json_out=json_out, markdown_out=markdown_out, threshold=threshold, plot=plot)
+        return
     for p in (base, head):
         if not p.is_file():
             raise ConfigError(f"collection {p} does not exist; make one with `invoke stats DIR --json OUT`")
@@ -66,3 +85,29 @@ def compare(
     if markdown_out:
         write_text_atomic(Path(markdown_out), _compare.to_markdown(comparison, limit))
     stdout_console().print(_compare.to_rich(comparison, limit))
+
+
+def compare_suites(
+    base: Path, head: Path, *, json_out: str | None, markdown_out: str | None, threshold: float, plot: str | None
+) -> None:
+    """Two `invoke collect` outputs: per benchmark x metric, interesting changes flagged, a heatmap."""
+    from pystats_harness.collect import compare as suite_compare
+    from pystats_harness.collect.heatmap import write_heatmap
+
+    thresholds = suite_compare.Thresholds(ratio=threshold, count=threshold) if threshold else suite_compare.Thresholds()
+    comparison = suite_compare.compare_outputs(base, head, thresholds)
+    markdown = suite_compare.to_markdown(comparison)
+    if json_out:
+        write_text_atomic(Path(json_out), comparison.to_json())
+    if markdown_out:
+        write_text_atomic(Path(markdown_out), markdown)
+    png = write_heatmap(comparison, Path(plot)) if plot else None
+    out = stdout_console()
+    out.print(markdown, markup=False, highlight=False)
+    out.print(
+        "; ".join(
+            f"{what}: {where}"
+            for what, where in (("JSON", json_out), ("Markdown", markdown_out), ("heatmap", png))
+            if where
+        )
+    )

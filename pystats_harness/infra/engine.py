@@ -1,8 +1,5 @@
-"""The Docker engine. The only module that imports ``docker`` (the SDK; no CLI, no buildx).
-
-Every container lives inside :class:`Container`, a context manager that always removes it,
-also on Ctrl-C, unless ``keep`` is set for debugging.
-"""
+"""The Docker engine, the only module that imports ``docker`` (the SDK; no CLI, no buildx). Every
+container lives in :class:`Container`, a context manager that always removes it (also on Ctrl-C)."""
 
 from __future__ import annotations
 
@@ -45,6 +42,8 @@ class ContainerSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     workdir: str | None = None
     network: bool = False
+    hostname: str | None = None  # None: the engine's (the container id: unresolvable without network)
+    host_network: bool = False  # the host's network stack (a build reaching ccache's Redis on 127.0.0.1)
     name_prefix: str = "pystats-harness"
     # Confinement; each default is the engine's own (unconfined). Runs and builds set them all.
     user: str | None = None  # "uid:gid"; None: the image's user (root)
@@ -80,7 +79,8 @@ def create_options(spec: ContainerSpec) -> dict[str, Any]:
         ],
         "environment": dict(spec.env),
         "working_dir": spec.workdir,
-        "network_mode": None if spec.network else "none",
+        "network_mode": "host" if spec.host_network else (None if spec.network else "none"),
+        "hostname": spec.hostname,
         "user": spec.user,
         "read_only": spec.read_only_root,
         "tmpfs": {path: TMPFS_OPTIONS for path in spec.tmpfs} or None,
@@ -287,7 +287,7 @@ def run(
 def reap_orphans(client: docker.DockerClient) -> list[str]:
     """Remove harness containers whose owning process on this host is gone (after kill -9)."""
     removed = []
-    for c in client.containers.list(all=True, filters={"label": LABEL}):
+    for c in client.containers.list(all=True, filters={"label": LABEL}, ignore_removed=True):
         pid = c.labels.get(f"{LABEL}.pid", "")
         if pid.isdigit() and not pid_alive(int(pid)):
             try:

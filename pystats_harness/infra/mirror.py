@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import git
 
@@ -143,10 +144,11 @@ class Mirror:
             date = datetime.fromtimestamp(c.committed_date, tz=UTC).isoformat()
             return CommitInfo(rev=c.hexsha, sha=c.hexsha, date=date, subject=str(c.summary))
 
-    def ancestry_path(self, good: str, bad: str) -> list[CommitInfo]:
+    def ancestry_path(self, good: str, bad: str, *, first_parent: bool = False) -> list[CommitInfo]:
         """Commits on the ancestry path good..bad, oldest first (bad included, good excluded)."""
         with self._repo() as repo:
-            commits = list(repo.iter_commits(f"{good}..{bad}", ancestry_path=True, reverse=True))
+            extra: dict[str, Any] = {"first_parent": True} if first_parent else {}
+            commits = list(repo.iter_commits(f"{good}..{bad}", ancestry_path=True, reverse=True, **extra))
             return [
                 CommitInfo(
                     rev=c.hexsha,

@@ -91,6 +91,9 @@ def container_spec(
         env={"PYTHONHASHSEED": "0", **request.env},
         workdir=request.workdir,
         network=False,
+        # its own name resolves (to the loopback), as on a host: servers that bind to their host's
+        # address start (pyperformance's dask benchmark runs a Scheduler)
+        hostname="localhost",
         name_prefix=f"pystats-harness-{request.label}",
         user=RUN_USER,
         read_only_root=True,

@@ -228,6 +228,10 @@ class NameTables:
             top = value
         return top
 
+    def fail_prefixes(self, name: str) -> tuple[str, ...]:
+        """The ``SPEC_FAIL_`` define prefixes naming the failure kinds of ``name``'s family, in the order tried."""
+        return _fail_prefixes(self.family(name))
+
     def failure_kind(self, kind: int | str, family: str) -> str:
         """Lower-case name of failure kind ``kind`` for ``family`` (``kind_<n>`` if no define fits)."""
         if isinstance(kind, str):
@@ -239,7 +243,7 @@ class NameTables:
         generic = {n.lower() for n, v in self.spec_fail[: generic_max + 1]}
         if kind <= generic_max and names:
             return names[0].lower()
-        for prefix in _fail_prefixes(self.family(family)):
+        for prefix in self.fail_prefixes(family):
             for name in names:
                 if name.startswith(prefix + "_"):
                     text = name[len(prefix) + 1 :].lower()

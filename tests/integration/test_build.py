@@ -122,7 +122,7 @@ def _assert_nothing_left(harness: Harness, key: str) -> None:
     assert not (s.builds_dir / key).exists()
     assert not list(s.builds_dir.glob(f".staging-{key}-*"))
     assert not list(s.worktrees_dir.glob("wt-*")) if s.worktrees_dir.exists() else True
-    assert engine.connect().containers.list(all=True, filters={"label": engine.LABEL}) == []
+    assert engine.connect().containers.list(all=True, filters={"label": engine.LABEL}, ignore_removed=True) == []
 
 
 def _start_and_wait_for(harness: Harness, flags: str, marker: str) -> tuple[Streamed, str]:
@@ -137,7 +137,7 @@ def _owners(client: engine.Client) -> dict[str, str]:
     """Every harness container: name -> the pid label of the process that made it."""
     return {
         c.name: c.labels.get(f"{engine.LABEL}.pid", "")
-        for c in client.containers.list(all=True, filters={"label": engine.LABEL})
+        for c in client.containers.list(all=True, filters={"label": engine.LABEL}, ignore_removed=True)
     }
 
 

@@ -50,7 +50,9 @@ def entry(harness: Harness) -> CacheEntry:
 
 def _owned_by(pid: int) -> list[str]:
     """Harness containers made by process ``pid`` that still exist."""
-    found = engine.connect().containers.list(all=True, filters={"label": f"{engine.LABEL}.pid={pid}"})
+    found = engine.connect().containers.list(
+        all=True, filters={"label": f"{engine.LABEL}.pid={pid}"}, ignore_removed=True
+    )
     return [str(c.name) for c in found]
 
 

@@ -44,7 +44,10 @@ def _leftovers(harness: Harness, pid: int) -> list[str]:
         str(p) for p in s.worktrees_dir.glob(f"wt-*-{pid}-*")
     ]
     client = engine.connect()
-    found += [c.name or "" for c in client.containers.list(all=True, filters={"label": f"{engine.LABEL}.pid={pid}"})]
+    found += [
+        c.name or ""
+        for c in client.containers.list(all=True, filters={"label": f"{engine.LABEL}.pid={pid}"}, ignore_removed=True)
+    ]
     return found
 
 
@@ -236,7 +239,9 @@ def test_the_engine_stops_mid_run(harness: Harness) -> None:
     assert len(errors) == 1 and "the Docker engine stopped answering" in errors[0], output
     again = harness.invoke("run", "--rev", "v3.13.5", "--", "-c", "print('engine is back')")
     assert again.returncode == 0 and "engine is back" in again.stdout, again.stdout + again.stderr
-    left = engine.connect().containers.list(all=True, filters={"label": f"{engine.LABEL}.pid={run.pid}"})
+    left = engine.connect().containers.list(
+        all=True, filters={"label": f"{engine.LABEL}.pid={run.pid}"}, ignore_removed=True
+    )
     assert left == [], [c.name for c in left]
     FAULTS.append(("Docker engine killed mid-run", True, 0, len(left)))
 

@@ -2,16 +2,50 @@
 
 from __future__ import annotations
 
+import html
 import json
+import os
+import re
 from pathlib import Path
 
 import pytest
 
 from pystats_harness.build.cache import CacheEntry, lookup
-from pystats_harness.infra.runner import RunRequest, run_python
-from pystats_harness.stats.summarize import crosscheck_dir
+from pystats_harness.infra import engine
+from pystats_harness.infra.runner import RunRequest, RunResult, run_python
+from pystats_harness.stats.collection import Collection, load
+from pystats_harness.stats.summarize import SCRIPT, crosscheck_dir, summarize_output
+from pystats_harness.stats.summarize_json import METADATA_KEY
 from tests.integration.conftest import Harness
 
+CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")
+
+#: Failure kinds of many families: an overriding descriptor (function.__name__) and int + float (3.11.2:
+#: kind 8, which the 3.13 script takes for a generic kind), properties, calls of classes (3.11: PRECALL),
+#: loops over generators and dicts (3.11: FOR_ITER_* where the 3.13 script looks for ITER_*).
+KINDS = """
+import sys
+class Over:
+    def __get__(self, obj, owner): return 1
+    def __set__(self, obj, value): pass
+class Box:
+    over = Over()
+    def __init__(self, w): self.w = w
+    @property
+    def area(self): return self.w * self.w
+def gen(n):
+    yield from range(n)
+sys._stats_on()
+total = 0
+for i in range(300):
+    b = Box(i)
+    b.over = i
+    total += b.over + b.area + sum(gen(3)) + len(str(i)) + sum(v for _, v in {"a": i}.items())
+    total += len(gen.__name__) + (i + 0.5)
+    for _, v in {"a": i}.items():
+        total += v
+sys._stats_off()
+"""
 WORK = "import sys, json\nsys._stats_on()\nclass P:\n    def __init__(s, x): s.x = x\nt = sum(P(i).x for i in range(2000))\njson.loads(json.dumps([t] * 50))\nsys._stats_off()\n"
 
 
@@ -76,3 +110,134 @@ def test_stats_and_compare_tasks(harness: Harness, tmp_path: Path) -> None:
     assert any(r["name"] == "opcode.STORE_ATTR_INSTANCE_VALUE.execution_count" and r["delta"] == 1500 for r in rows)
     bad = harness.invoke("stats", str(tmp_path), "--rev", "v3.13.5")
     assert bad.returncode == 12 and "no dump files" in bad.stderr
+
+
+def html_tables(markdown: str) -> dict[tuple[str, str], list[list[list[str]]]]:
+    """The tables of summarize_stats.py 3.13's Markdown (HTML tables), by (## section, ### subsection)."""
+    found: dict[tuple[str, str], list[list[list[str]]]] = {}
+    h2 = h3 = ""
+    for block in re.split(r"(?m)^(#{2,4} .*)$", markdown):
+        if block.startswith(("## ", "### ")):
+            h2, h3 = (block[3:].strip(), "") if block.startswith("## ") else (h2, block[4:].strip())
+            continue
+        for table in re.findall(r"<table>(.*?)</table>", block, re.S):
+            rows = [
+                re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)
+                for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)
+            ]
+            found.setdefault((h2, h3), []).append(
+                [
+                    [html.unescape(re.sub(r"<details>.*?</details>", "", cell, flags=re.S)).strip() for cell in row]
+                    for row in rows
+                ]
+            )
+    return found
+
+
+def count(cell: str) -> int:
+    return int(cell.replace(",", ""))
+
+
+def check_rendered(markdown: str, collection: Collection) -> None:
+    """Every execution count, specialization and failure-kind row equals the harness's counter, every
+    failure kind the harness counted has its row, and the number of data files is the harness's."""
+    tables = html_tables(markdown)
+    c = collection.counters
+    executions = tables[("Execution counts", "")][0][1:]
+    assert len(executions) > 20
+    assert {row[0]: count(row[1]) for row in executions if count(row[1])} == {
+        k.split(".")[1]: v for k, v in c.items() if k.startswith("opcode.") and k.endswith(".execution_count") and v
+    }
+    assert tables[("Meta stats", "")][0][1] == ["Number of data files", str(collection.metadata["nfiles"])]
+    load_attr = dict((row[0], count(row[1])) for row in tables[("Specialization stats", "LOAD_ATTR")][0][1:])
+    assert load_attr["hit"] == c["family.LOAD_ATTR.specialization.hit"] > 0
+    failure_rows = 0
+    for (h2, family), found in tables.items():
+        if h2 != "Specialization stats" or not family:
+            continue
+        for table in found:
+            for row in table[1:]:
+                if table[0][0] == "Kind":
+                    name = f"opcode.{family}.specialization.{row[0]}"
+                elif table[0][0] == "Success":
+                    name = f"opcode.{family}.specialization.{row[0].lower()}"
+                else:
+                    name = f"opcode.{family}.specialization.failure_kinds.{row[0].replace(' ', '_')}"
+                    failure_rows += 1
+                assert c.get(name, 0) == count(row[1]), (name, row)
+    counted = [k for k, v in c.items() if k.startswith("opcode.") and ".failure_kinds." in k and v]
+    assert failure_rows == len(counted) > 0
+
+
+def exported(harness: Harness, rev: str, tmp_path: Path) -> tuple[CacheEntry, Collection, Path]:
+    """Run KINDS on ``rev``'s build; `invoke stats --json --summarize-json` of its dump directory into
+    ``tmp_path`` (the collection) and ``tmp_path/exports/<rev>.json`` (the export)."""
+    entry = built(harness, rev)
+    r = run_python(harness.context(), entry, RunRequest(("-c", KINDS), label="sumjson"))
+    assert r.exit_code == 0 and len(r.stats_files) == 1, r.stderr
+    exports = tmp_path / "exports"
+    exports.mkdir(mode=0o755, exist_ok=True)
+    exports.chmod(0o755)  # read by the container's user nobody
+    stats_dir, out, collection = r.stats_files[0].parent, exports / f"{rev}.json", tmp_path / f"{rev}.collection.json"
+    done = harness.invoke(
+        "stats", str(stats_dir), "--rev", rev, "--json", str(collection), "--summarize-json", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"summarize_stats JSON: {out}" in done.stdout
+    doc = json.loads(out.read_text())
+    assert doc["__nfiles__"] == 1 and doc[METADATA_KEY]["sha"] == entry.manifest()["sha"]
+    return entry, load(collection), stats_dir
+
+
+def summarize(harness: Harness, entry: CacheEntry, tmp_path: Path, *exports: str) -> RunResult:
+    """``entry``'s own summarize_stats.py, run by its interpreter in a container, on the named exports."""
+    mounts = (engine.Mount(str(tmp_path / "exports"), "/exports", read_only=True),)
+    args = ("-I", SCRIPT, *(f"/exports/{name}" for name in exports))
+    return run_python(harness.context(), entry, RunRequest(args, stats_dir=False, mounts=mounts, label="sumjson"))
+
+
+def rendered(harness: Harness, entry: CacheEntry, tmp_path: Path, *exports: str) -> str:
+    r = summarize(harness, entry, tmp_path, *exports)
+    assert r.exit_code == 0, r.stderr[-2000:]
+    return r.stdout
+
+
+def check_compared(markdown: str, base: Collection, head: Collection) -> None:
+    """summarize_stats.py base.json head.json: execution counts side by side, by name."""
+    compared = html_tables(markdown)
+    rows = {row[0]: row for row in compared[("Execution counts", "")][0]}
+    assert rows["Name"] == ["Name", "Base Count", "Head Count", "Change"]
+    counts = [c.counters["opcode.LOAD_ATTR.execution_count"] for c in (base, head)]
+    assert [count(rows["LOAD_ATTR"][1]), count(rows["LOAD_ATTR"][2])] == counts
+    assert compared[("Meta stats", "")][0][1][:3] == ["Number of data files", "1", "1"]
+
+
+def test_summarize_json_renders_with_the_313_script(harness: Harness, tmp_path: Path) -> None:
+    """`invoke stats --summarize-json` of a 3.11.2 and a 3.13.5 run; 3.13.5's summarize_stats.py (run by
+    its interpreter in a container) renders both with the harness's numbers, and compares them."""
+    old, old_collection, _ = exported(harness, "v3.11.2", tmp_path)
+    new, new_collection, stats_dir = exported(harness, "v3.13.5", tmp_path)
+    own = json.loads(summarize_output(harness.context(), new, stats_dir))  # its --json-output of the same dumps
+    doc = json.loads((tmp_path / "exports" / "v3.13.5.json").read_text())
+    assert {k: v for k, v in doc.items() if k != METADATA_KEY} == own
+    check_rendered(rendered(harness, new, tmp_path, "v3.11.2.json"), old_collection)
+    check_rendered(rendered(harness, new, tmp_path, "v3.13.5.json"), new_collection)
+    check_compared(rendered(harness, new, tmp_path, "v3.11.2.json", "v3.13.5.json"), old_collection, new_collection)
+    own = summarize(harness, old, tmp_path, "v3.11.2.json")  # 3.11's ignores its arguments, reads /tmp/py_stats
+    assert own.exit_code != 0 and "FileNotFoundError" in own.stderr and "/tmp/py_stats" in own.stderr
+
+
+@pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
+def test_summarize_json_of_a_312_run(harness: Harness, tmp_path: Path) -> None:
+    """3.12.0's numeric dumps, named: 3.13.5's script renders and compares them; 3.12.0's own script
+    cannot read named keys (it int()s the opcode key), as the README says."""
+    assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
+    old, old_collection, _ = exported(harness, "v3.12.0", tmp_path)
+    new, new_collection, _ = exported(harness, "v3.13.5", tmp_path)
+    assert json.loads((tmp_path / "exports" / "v3.12.0.json").read_text())[METADATA_KEY]["opcode_keys"].startswith(
+        "numbers"
+    )
+    check_rendered(rendered(harness, new, tmp_path, "v3.12.0.json"), old_collection)
+    check_compared(rendered(harness, new, tmp_path, "v3.12.0.json", "v3.13.5.json"), old_collection, new_collection)
+    own = summarize(harness, old, tmp_path, "v3.12.0.json")
+    assert own.exit_code != 0 and "ValueError: invalid literal for int()" in own.stderr

@@ -134,6 +134,7 @@ def test_measured_failure_row_round_trips_through_json() -> None:
         "failure": "build failed",
         "detail": outcome.detail,
         "seconds": {"plan": 0.12, "build": 61.79},
+        "worker": "",
     }
     assert Failure(row["failure"]) is Failure.BUILD_FAILED and Source(row["source"]) is Source.FAILED
 

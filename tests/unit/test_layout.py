@@ -31,6 +31,9 @@ LAYERS = {
     "cli": 9,
 }
 MAX_MODULE_LINES = 300
+#: tasks.py is a flat list of task declarations (signature, docstring, one call; ~25 lines each once
+#: formatted), read one task at a time: it may hold 20 of them.
+MAX_TASKS_LINES = 500
 MAX_FUNCTION_LINES = 60
 
 
@@ -128,7 +131,7 @@ def test_no_import_cycles() -> None:
 @pytest.mark.parametrize("path", [*modules(), ROOT / "tasks.py"], ids=lambda p: str(p.relative_to(ROOT)))
 def test_modules_and_functions_are_small(path: Path) -> None:
     text = path.read_text()
-    assert len(text.splitlines()) <= MAX_MODULE_LINES
+    assert len(text.splitlines()) <= (MAX_TASKS_LINES if path.name == "tasks.py" else MAX_MODULE_LINES)
     long = [
         f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
         for node in ast.walk(ast.parse(text))

@@ -1,0 +1,101 @@
+"""The bisect's unit of work for a cluster: "build revision R (patches auto), then measure workload W for
+the counters metric M needs", carried out on a Dask worker by :func:`measure_unit`.
+
+The worker reads its own settings from its environment (``INVOKE_PYSTATS_*``: its cache directory,
+engine, image), fetches the revision into its own mirror from its ``mirror_remote`` when it lacks it,
+and measures through its build cache and result cache exactly as a local bisect does
+(:class:`~pystats_harness.bisect.measurer.Measurer`). Only the small result travels back: the outcome,
+whether a build ran, the seconds, the worker's name. A worker without a usable engine answers
+:class:`~pystats_harness.cluster.client.Unfit` and the unit is sent to another worker.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from pystats_harness.bisect.judge import Failure, Outcome
+from pystats_harness.bisect.measurer import Measured, Measurer, Source
+from pystats_harness.bisect.metric import parse_metric
+from pystats_harness.bisect.workload import resolve_workload
+from pystats_harness.cluster.client import Unfit, worker_name
+from pystats_harness.cluster.health import worker_fitness
+from pystats_harness.config import settings_from_environment
+from pystats_harness.errors import EngineUnavailable, HarnessError, ImageError, MirrorError, RevisionNotFound
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import CommitInfo, Mirror
+
+#: Errors that say the worker cannot take units at all: its units go to the other workers.
+WORKER_LEVEL = (EngineUnavailable, ImageError, MirrorError)
+
+
+@dataclass(frozen=True)
+class MeasureUnit:
+    """What one worker does for one commit (benchmarks plug in as another unit with its own function)."""
+
+    commit: CommitInfo
+    metric: str  # the expression; parsed again on the worker
+    workload: str  # a suite workload or pyperformance:NAME, resolved on the worker (scripts: not yet)
+    loops: int | None = None
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """The small result a worker sends back."""
+
+    commit: CommitInfo
+    outcome: Outcome
+    source: Source
+    built: bool
+    build_key: str
+    worker: str
+    seconds: dict[str, float] = field(default_factory=dict)
+    counters: dict[str, float] = field(default_factory=dict)  # the metric's inputs, per loop
+
+    def measured(self) -> Measured:
+        return Measured(
+            self.commit,
+            self.outcome,
+            self.source,
+            self.built,
+            self.build_key,
+            dict(self.seconds),
+            worker=self.worker,
+            counters=dict(self.counters),
+        )
+
+
+def _local_commit(ctx: Context, commit: CommitInfo) -> CommitInfo:
+    """The commit in this worker's mirror, fetched from its ``mirror_remote`` when missing."""
+    mirror = Mirror(ctx.settings.mirror_dir)
+    if not mirror.exists():
+        ctx.reporter.info(f"creating this worker's mirror from {ctx.settings.mirror_remote}")
+        mirror.update(ctx.settings.mirror_remote)
+    try:
+        return mirror.resolve(commit.sha)
+    except RevisionNotFound:
+        ctx.reporter.info(f"fetching {commit.short} from {ctx.settings.mirror_remote}")
+        mirror.update(ctx.settings.mirror_remote)
+        return mirror.resolve(commit.sha)
+
+
+def measure_unit(unit: MeasureUnit) -> UnitResult | Unfit:
+    """Run on a worker: build and measure one commit; never raises for the commit's own failures."""
+    name, start = worker_name(), time.perf_counter()
+    why = worker_fitness()
+    if why:
+        return Unfit(name, why)
+    try:
+        ctx = Context(settings_from_environment(os.environ))
+        commit = _local_commit(ctx, unit.commit)
+        measurer = Measurer(ctx, parse_metric(unit.metric), resolve_workload(unit.workload, unit.loops, ctx))
+        rec = measurer.measure(commit)
+    except WORKER_LEVEL as exc:
+        return Unfit(name, str(exc).splitlines()[0])
+    except HarnessError as exc:  # would repeat at every commit: the client reports it
+        outcome = Outcome.failed(Failure.RUN_FAILED, f"on worker {name}: {str(exc).splitlines()[0]}")
+        seconds = {"total": time.perf_counter() - start}
+        return UnitResult(unit.commit, outcome, Source.FAILED, False, "", name, seconds)
+    counters = dict(rec.counters)
+    return UnitResult(unit.commit, rec.outcome, rec.source, rec.built, rec.build_key, name, dict(rec.seconds), counters)

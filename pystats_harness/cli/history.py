@@ -1,0 +1,75 @@
+"""`invoke history`: pystats across a first-parent range of commits, a table and a plot, change points listed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.markup import escape
+
+from pystats_harness.cli.common import number
+from pystats_harness.console import stdout_console
+from pystats_harness.errors import ConfigError
+from pystats_harness.history.driver import HistoryRun, run_history
+from pystats_harness.history.report import change_lines, to_dict, to_markdown, to_rich, write_plot
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
+
+
+def write_outputs(run: HistoryRun, out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "history.json", "markdown": out / "history.md", "plot": out / "history.png"}
+    write_json_atomic(paths["json"], to_dict(run))
+    write_text_atomic(paths["markdown"], to_markdown(run))
+    write_plot(run, paths["plot"])
+    return paths
+
+
+def history(
+    ctx: Context,
+    *,
+    from_: str,
+    to: str,
+    workload: str,
+    metric: Sequence[str] | None,
+    every: str | None = None,
+    count: str | None = None,
+    threshold: str | None = None,
+    loops: str | None = None,
+    out: str | None = None,
+) -> int:
+    """`invoke history` (options as the task names them): 0 once the table and the files are written."""
+    if not from_ or not to:
+        raise ConfigError("give --from (the older commit) and --to (the newer one)")
+    run = run_history(
+        ctx,
+        start=from_,
+        end=to,
+        workload=workload,
+        metrics=list(metric or []),
+        every=number("every", every, int),
+        count=number("count", count, int),
+        threshold=number("threshold", threshold) or 0.05,
+        loops=number("loops", loops, int),
+    )
+    target = (
+        Path(out)
+        if out
+        else ctx.settings.cache_dir / "history" / f"{time.strftime('%Y%m%dT%H%M%S')}-{run.workload.label}"
+    )
+    paths = write_outputs(run, target)
+    console = stdout_console()
+    console.print(to_rich(run))
+    console.print(f"[bold]change points[/] (relative change above {run.threshold:.1%}): {len(run.changes)}")
+    for line in change_lines(run):
+        console.print(f"  {escape(line)}")
+    failed = [r for r in run.records if not r.outcome.usable]
+    for rec in failed:
+        console.print(f"not measured {rec.commit.short}: {escape(rec.outcome.reason)}")
+    console.print(
+        f"{len(run.records)} commits measured, {run.builds} builds, {run.workers} at a time, {run.wall_seconds:.0f} s"
+    )
+    for kind, path in paths.items():
+        console.print(f"{kind:<9}{path}")
+    return 0

@@ -1,0 +1,24 @@
+"""Errors of the scale-out (beneath the one root, :class:`pystats_harness.errors.HarnessError`)."""
+
+from __future__ import annotations
+
+from pystats_harness.errors import HarnessError
+
+
+class ClusterUnavailable(HarnessError):
+    """The configured Dask scheduler does not answer (or has no usable worker); nothing was started."""
+
+    exit_code = 18
+
+    def __init__(self, message: str, *, address: str) -> None:
+        super().__init__(message)
+        self.address = address
+
+
+class NoUsableWorker(ClusterUnavailable):
+    """Every worker of the cluster is unfit (no Docker engine, no harness); carries each one's reason."""
+
+    def __init__(self, address: str, unfit: dict[str, str]) -> None:
+        named = "; ".join(f"{worker}: {why}" for worker, why in sorted(unfit.items())) or "no worker connected"
+        super().__init__(f"the Dask cluster at {address} has no usable worker ({named})", address=address)
+        self.unfit = dict(unfit)

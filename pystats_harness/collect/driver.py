@@ -1,0 +1,190 @@
+"""`invoke collect` as an operation: choose benchmarks, get the build, fix loops, run every benchmark
+(``jobs`` containers at a time), judge each, write the outputs; the report appears only complete.
+
+Output directory (written as ``<out>.partial-<pid>`` and renamed when everything is written, so an
+interrupted collect leaves no report posing as complete)::
+
+    loops.json                     the loops each benchmark ran (reusable: --loops)
+    report.json  trust.md          per benchmark: verdict, checks, loops, seconds, reason/log tail
+    benchmarks/<name>/collection.json summary.md dumps/ pyperf/
+    all/collection.json summary.md every benchmark's counts summed
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from pystats_harness.build.cache import CacheEntry
+from pystats_harness.collect import loops as loops_file
+from pystats_harness.collect import one, report, runs, sites
+from pystats_harness.collect.benchmarks import CANNOT_RUN, Benchmark, Suite
+from pystats_harness.collect.trust import Verdict
+from pystats_harness.errors import ConfigError, HarnessError, Interrupted, RunFailed
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import write_text_atomic
+from pystats_harness.stats import summary
+from pystats_harness.stats.collection import aggregate, load, per_loop, save
+from pystats_harness.stats.collection import collect as collect_dumps
+from pystats_harness.validate.suiteconfig import SuiteConfig
+
+Started = Callable[[str], Callable[[str], None]]  # benchmark -> phase reporter
+Finished = Callable[[one.Outcome], None]
+
+
+@dataclass(frozen=True)
+class Request:
+    benchmarks: tuple[Benchmark, ...]
+    jobs: int
+    processes: int
+    loops: Mapping[str, int]  # fixed loops (from --loops); the others are calibrated
+    out: Path
+    manual: bool = True
+
+
+def check_request(benchmarks: Sequence[Benchmark], jobs: int, processes: int, out: Path) -> None:
+    if jobs < 1:
+        raise ConfigError(f"--jobs must be at least 1 (got {jobs})")
+    if processes < 1:
+        raise ConfigError(f"--processes must be at least 1 (got {processes}); 2 or more checks that workers agree")
+    if out.exists() and not (out / "report.json").is_file() and any(out.iterdir()):
+        raise ConfigError(f"--out {out} exists and is not a collect output; choose a new directory")
+
+
+def _place(ctx: Context, entry: CacheEntry, bench: Benchmark, data_dir: Path) -> runs.Place | one.Outcome:
+    if bench.name in CANNOT_RUN:
+        return one.Outcome(bench.name, bench.directory, Verdict.SKIPPED, reason=f"skipped: {CANNOT_RUN[bench.name]}")
+    pyperf_site = ctx.settings.wheelhouse_dir / "site"
+    if not (pyperf_site / "pyperf").is_dir():
+        raise ConfigError(
+            f"no pyperf in the wheelhouse {pyperf_site}; run scripts/bootstrap.sh (it makes the wheelhouse)"
+        )
+    if not bench.has_requirements:
+        return runs.Place(data_dir, pyperf_site, None)
+    site = sites.prepare_site(ctx, entry, bench.directory)
+    if isinstance(site, sites.SiteSkipped):
+        return one.skipped(bench, site.package, site.reason)
+    return runs.Place(data_dir, pyperf_site, site.path)
+
+
+def _one(
+    ctx: Context,
+    entry: CacheEntry,
+    bench: Benchmark,
+    request: Request,
+    staging: Path,
+    suite: SuiteConfig,
+    phase: Callable[[str], None],
+) -> tuple[one.Outcome, int | None]:
+    start, loops = time.perf_counter(), request.loops.get(bench.name)
+    out = staging / "benchmarks" / bench.name
+    try:
+        phase("requirements")
+        place = _place(ctx, entry, bench, sites.benchmark_data_dir(ctx))
+        if isinstance(place, one.Outcome):
+            return place, None
+        if loops is None:
+            phase("calibrating loops")
+            loops = runs.calibrated_loops(runs.calibrate(ctx, entry, bench, place, out / "calibrate").pyperf or {})
+        options = one.Options(request.processes, request.manual)
+        return one.measure(ctx, entry, bench, place, loops, out, options, suite, phase), loops
+    except HarnessError as exc:
+        if isinstance(exc, Interrupted | ConfigError) or exc.exit_code in (5, 15):
+            raise  # the engine or the disk is gone, or the input is wrong: no point going on
+        return one.failed(bench, exc, time.perf_counter() - start, loops), loops
+
+
+def _write_all(staging: Path, entry: CacheEntry, outcomes: Sequence[one.Outcome]) -> None:
+    parts = [load(p) for o in outcomes if (p := staging / "benchmarks" / o.name / "collection.json").is_file()]
+    (staging / "all").mkdir(exist_ok=True)
+    if parts:
+        total = aggregate(parts)
+        save(total, staging / "all" / "collection.json")
+        write_text_atomic(staging / "all" / "summary.md", summary.to_markdown(total))
+        dumps = sorted(staging.glob("benchmarks/*/dumps/*"))
+        one.export(entry, dumps, {"benchmark": "all"}, staging / "all" / "summarize.json")
+
+
+def collect(
+    ctx: Context,
+    entry: CacheEntry,
+    suite_benchmarks: Suite,
+    request: Request,
+    suite: SuiteConfig,
+    *,
+    started: Started,
+    finished: Finished,
+) -> list[one.Outcome]:
+    """Run every requested benchmark; returns the outcomes (in MANIFEST order) once the output is in place."""
+    staging = request.out.with_name(f"{request.out.name}.partial-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "benchmarks").mkdir(parents=True)
+    try:
+        pool = ThreadPoolExecutor(max_workers=request.jobs)
+        try:
+            futures = {
+                b.name: pool.submit(_job, ctx, entry, b, request, staging, suite, started, finished)
+                for b in request.benchmarks
+            }
+            results = {name: f.result() for name, f in futures.items()}
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C or an error: start no further benchmark
+        outcomes = [results[b.name][0] for b in request.benchmarks]
+        loops = {name: n for name, (_, n) in results.items() if n is not None}
+        loops_file.write(staging / "loops.json", loops, suite_benchmarks.version)
+        _write_all(staging, entry, outcomes)
+        run = {
+            "processes": request.processes,
+            "jobs": request.jobs,
+            "benchmarks_selected": [b.name for b in request.benchmarks],
+        }
+        report.write(staging, entry, suite_benchmarks, run, outcomes)
+        _publish(staging, request.out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return outcomes
+
+
+def _job(
+    ctx: Context,
+    entry: CacheEntry,
+    bench: Benchmark,
+    request: Request,
+    staging: Path,
+    suite: SuiteConfig,
+    started: Started,
+    finished: Finished,
+) -> tuple[one.Outcome, int | None]:
+    result = _one(ctx, entry, bench, request, staging, suite, started(bench.name))
+    finished(result[0])
+    return result
+
+
+def _publish(staging: Path, out: Path) -> None:
+    """Replace ``out`` by the complete ``staging`` (an earlier collect output there is removed last)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    old = out.with_name(f"{out.name}.old-{os.getpid()}")
+    if out.exists():
+        os.replace(out, old)
+    os.replace(staging, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def manual_per_loop(ctx: Context, entry: CacheEntry, bench: Benchmark, loops: int) -> tuple[dict[str, float], Path]:
+    """One benchmark's timed function on the manual path, per loop (what a bisect measures); the run's
+    directory. A benchmark whose requirements cannot be installed here is a failed run."""
+    place = _place(ctx, entry, bench, sites.benchmark_data_dir(ctx))
+    if isinstance(place, one.Outcome):
+        raise RunFailed(f"pyperformance:{bench.name} cannot run on {entry.key[:12]}: {place.reason}")
+    run = runs.manual(ctx, entry, bench, place, loops=loops)
+    if not run.dumps:
+        raise RunFailed(
+            f"the manual run of pyperformance:{bench.name} left no stats dump (output kept in {run.result.run_dir})"
+        )
+    manual = collect_dumps(list(run.dumps), entry.names(), {**entry.stats_metadata(), "loops": loops})
+    return dict(per_loop(manual, loops).counters), run.result.run_dir

@@ -1,0 +1,64 @@
+"""Fixed loops per benchmark, like pyperformance's ``--same-loops``: recorded in every collect output
+(``loops.json``) and reusable, so that base and head run the same loops.
+
+Reads the harness's own file (schema ``pystats-harness-loops/1``) and pyperf/pyperformance result
+JSON (``benchmarks[].metadata.name`` / ``loops``, as ``--same-loops`` does).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pystats_harness.errors import ConfigError
+from pystats_harness.infra.fs import write_json_atomic
+
+SCHEMA = "pystats-harness-loops/1"
+
+
+def _from_pyperf(doc: Mapping[str, Any]) -> dict[str, int]:
+    common = doc.get("metadata", {})
+    out = {}
+    for bench in doc.get("benchmarks", []):
+        meta = {**common, **bench.get("metadata", {})}
+        if "name" in meta and "loops" in meta:
+            out[str(meta["name"])] = int(meta["loops"])
+    return out
+
+
+def read(path: Path) -> dict[str, int]:
+    try:
+        doc = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read loops file {path}: {exc.strerror}; pass a loops.json of an earlier collect"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"loops file {path} is not JSON (line {exc.lineno}: {exc.msg})") from None
+    if isinstance(doc, Mapping) and doc.get("schema") == SCHEMA:
+        loops = {str(k): int(v) for k, v in doc.get("loops", {}).items()}
+    elif isinstance(doc, Mapping) and "benchmarks" in doc:
+        loops = _from_pyperf(doc)
+    else:
+        raise ConfigError(f"loops file {path} is neither a collect loops.json ({SCHEMA}) nor a pyperf result file")
+    bad = sorted(k for k, v in loops.items() if v < 1)
+    if bad:
+        raise ConfigError(f"loops file {path} has loops < 1 for {', '.join(bad)}")
+    return loops
+
+
+def check_covers(loops: Mapping[str, int], wanted: Sequence[str], path: Path) -> None:
+    """One line naming the mismatch when the loops file lacks loops for a selected benchmark."""
+    missing = [name for name in wanted if name not in loops]
+    if missing:
+        has = ", ".join(sorted(loops)[:12]) + (" …" if len(loops) > 12 else "")
+        raise ConfigError(
+            f"loops file {path} has no loops for {', '.join(missing)} (it was made for: {has or 'nothing'}); "
+            "select the benchmarks it was made for, or omit --loops to calibrate"
+        )
+
+
+def write(path: Path, loops: Mapping[str, int], pyperformance: str) -> None:
+    write_json_atomic(path, {"schema": SCHEMA, "pyperformance": pyperformance, "loops": dict(sorted(loops.items()))})

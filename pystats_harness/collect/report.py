@@ -1,0 +1,117 @@
+"""The collect report: per benchmark a verdict and its checks, as rich table, Markdown and JSON."""
+
+from __future__ import annotations
+
+import collections
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from pystats_harness.build.cache import CacheEntry
+from pystats_harness.collect.benchmarks import Suite
+from pystats_harness.collect.errors import CollectFailed, CollectUntrusted
+from pystats_harness.collect.one import Outcome
+from pystats_harness.collect.trust import Check, Status, Verdict
+from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
+
+SCHEMA = "pystats-harness-collect/1"
+_STYLE = {
+    Verdict.TRUSTED: "green",
+    Verdict.UNRELIABLE: "yellow",
+    Verdict.SKIPPED: "yellow",
+    Verdict.UNTRUSTED: "red",
+    Verdict.FAILED: "red",
+}
+_MARK = {Status.PASS: "✓", Status.FAIL: "✗", Status.NOT_APPLICABLE: "–"}
+
+
+def counts(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    tally = collections.Counter(o.verdict.value for o in outcomes)
+    return {v.value: tally.get(v.value, 0) for v in Verdict}
+
+
+def headline(outcomes: Sequence[Outcome]) -> str:
+    ran = [o for o in outcomes if o.verdict not in (Verdict.FAILED, Verdict.SKIPPED)]
+    dirs = {o.directory for o in ran}
+    parts = ", ".join(f"{n} {v}" for v, n in counts(outcomes).items() if n)
+    return f"{len(ran)} of {len(outcomes)} benchmarks ran ({len(dirs)} benchmark directories): {parts}"
+
+
+def detail(o: Outcome) -> str:
+    """The reason, the failed checks' details, or the leakage check's numbers."""
+    if o.reason:
+        return o.reason
+    bad = [c for c in o.checks if c.status is Status.FAIL]
+    return "; ".join(f"{c.check.value}: {c.detail}" for c in bad) or next(
+        (c.detail for c in o.checks if c.check is Check.LEAKAGE), ""
+    )
+
+
+def to_rich(outcomes: Sequence[Outcome], title: str) -> Table:
+    table = Table(title=title)
+    for column in ("benchmark", "verdict", "loops", *(c.value for c in Check), "s", "detail"):
+        table.add_column(column, overflow="fold")
+    for o in outcomes:
+        marks = {c.check: _MARK[c.status] for c in o.checks}
+        table.add_row(
+            o.name,
+            f"[{_STYLE[o.verdict]}]{o.verdict.value}[/]",
+            str(o.loops or ""),
+            *(marks.get(c, "") for c in Check),
+            f"{o.seconds:.0f}",
+            detail(o),
+        )
+    return table
+
+
+def to_markdown(outcomes: Sequence[Outcome], meta: Mapping[str, Any]) -> str:
+    lines = [
+        f"# pystats over pyperformance {meta['pyperformance']}: {meta['revision']} ({str(meta['sha'])[:12]}, Python {meta['python_version']})",
+        "",
+        headline(outcomes),
+        "",
+        "| Benchmark | Verdict | Loops | " + " | ".join(c.value for c in Check) + " | Detail |",
+        "|:---|:---|---:|" + ":-:|" * len(Check) + ":---|",
+    ]
+    for o in outcomes:
+        marks = {c.check: _MARK[c.status] for c in o.checks}
+        cells = " | ".join(marks.get(c, "") for c in Check)
+        text = detail(o).replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| `{o.name}` | {o.verdict.value} | {o.loops or ''} | {cells} | {text} |")
+    return "\n".join(lines) + "\n"
+
+
+def write(staging: Path, entry: CacheEntry, suite: Suite, run: Mapping[str, Any], outcomes: Sequence[Outcome]) -> None:
+    """``run``: how the collect ran (processes, jobs, the benchmarks selected), recorded as metadata."""
+    meta = {**entry.stats_metadata(), "pyperformance": suite.version, **run}
+    meta.setdefault("python_version", entry.manifest().get("python", {}).get("version", "?"))
+    doc = {
+        "schema": SCHEMA,
+        "metadata": meta,
+        "counts": counts(outcomes),
+        "benchmarks": [o.to_dict() for o in outcomes],
+    }
+    write_text_atomic(staging / "trust.md", to_markdown(outcomes, meta))
+    write_json_atomic(staging / "report.json", doc)
+
+
+def read(out: Path) -> dict[str, Any]:
+    return dict(json.loads((out / "report.json").read_text()))
+
+
+def exit_error(outcomes: Sequence[Outcome]) -> CollectFailed | CollectUntrusted | None:
+    """Failed runs first (exit 25), then untrusted stats (26). Skipped benchmarks (a requirement that
+    cannot be installed here, said why) and unreliable ones (bench_command: the wrapper is measured)
+    are reported but do not fail a collect: they are properties of the benchmark, not of this run."""
+    failed = [o.name for o in outcomes if o.verdict is Verdict.FAILED]
+    if failed:
+        return CollectFailed(
+            f"{len(failed)} benchmark(s) failed to run: {', '.join(failed)}; the report has their log tails"
+        )
+    untrusted = [o.name for o in outcomes if o.verdict is Verdict.UNTRUSTED]
+    if untrusted:
+        return CollectUntrusted(f"stats of {len(untrusted)} benchmark(s) are not trustworthy: {', '.join(untrusted)}")
+    return None

@@ -1,0 +1,190 @@
+"""One pyperformance benchmark against a built interpreter, each run in its own fresh container:
+
+calibrate   pyperf without the hook, 1 process, 1 value: the loops pyperf calibrates (no stats kept)
+automated   ``run_benchmark.py EXTRA --hook pystats --warmups 0 --loops N --values 1 --processes P``
+manual      ``/suite/pyperformance_manual.py N run_benchmark.py EXTRA``: one bracket per timed function
+
+Mounts (read-only): pyperformance's benchmarks at /bench, pyperf at /wheels/site, the benchmark's
+own requirements (when it has any) at /bench-site; pyperf's JSON goes to a writable /out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pystats_harness.build.cache import CacheEntry
+from pystats_harness.collect.benchmarks import Benchmark
+from pystats_harness.errors import RunFailed
+from pystats_harness.infra import engine
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.runner import RUN_UID, RunRequest, RunResult, run_python
+from pystats_harness.resources import SUITE_DIR
+
+BENCH_MOUNT = "/bench"
+PYPERF_SITE_MOUNT = "/wheels/site"
+BENCH_SITE_MOUNT = "/bench-site"
+OUT_MOUNT = "/out"
+SUITE_MOUNT = "/suite"
+#: pyperf gives workers a filtered environment; these must reach them.
+INHERITED = ("PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYPERFORMANCE_RUNID")
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a benchmark's runs find their inputs on the host."""
+
+    data_dir: Path  # pyperformance's data-files/benchmarks
+    pyperf_site: Path
+    bench_site: Path | None  # the benchmark's own requirements (None: it has none)
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """One finished run: its container result and pyperf's JSON (None for the manual path)."""
+
+    result: RunResult
+    pyperf: Mapping[str, Any] | None
+
+    @property
+    def dumps(self) -> tuple[Path, ...]:
+        """The run's stats files in the order they were written (workers run one after another)."""
+        return tuple(sorted(self.result.stats_files, key=lambda p: (p.stat().st_mtime_ns, p.name)))
+
+
+def _writable_dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        os.chown(path, RUN_UID, RUN_UID)
+    else:
+        path.chmod(0o777)
+    return path
+
+
+def _mounts(place: Place, out: Path | None) -> tuple[engine.Mount, ...]:
+    mounts = [
+        engine.Mount(str(place.data_dir), BENCH_MOUNT, read_only=True),
+        engine.Mount(str(place.pyperf_site), PYPERF_SITE_MOUNT, read_only=True),
+        engine.Mount(str(SUITE_DIR), SUITE_MOUNT, read_only=True),
+    ]
+    if place.bench_site is not None:
+        mounts.append(engine.Mount(str(place.bench_site), BENCH_SITE_MOUNT, read_only=True))
+    if out is not None:
+        mounts.append(engine.Mount(str(_writable_dir(out)), OUT_MOUNT))
+    return tuple(mounts)
+
+
+def _env(place: Place, benchmark: Benchmark) -> dict[str, str]:
+    """The benchmark's requirements, its vendored sources (bm_2to3 pip-installs ``vendor/`` into its venv
+    at run time when lib2to3 is gone; here it is on the path instead) and pyperf."""
+    path = [BENCH_SITE_MOUNT] if place.bench_site is not None else []
+    if (place.data_dir / benchmark.directory / "vendor" / "src").is_dir():
+        path.append(f"{BENCH_MOUNT}/{benchmark.directory}/vendor/src")
+    return {
+        "PYTHONPATH": ":".join([*path, PYPERF_SITE_MOUNT]),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYPERFORMANCE_RUNID": "pystats-harness",
+    }
+
+
+def pyperf_args(benchmark: Benchmark, *, loops: int | None, processes: int, hook: bool) -> tuple[str, ...]:
+    """Pure: the command line of a pyperf run of ``benchmark`` (``loops`` None: calibrate)."""
+    script = f"{BENCH_MOUNT}/{benchmark.directory}/{benchmark.runscript}"
+    args = ["-u", script, *benchmark.extra_opts, "--inherit-environ", ",".join(INHERITED)]
+    if loops is None:
+        args += ["--processes", "1", "--values", "1", "--warmups", "1"]
+    else:
+        args += ["--loops", str(loops), "--values", "1", "--warmups", "0", "--processes", str(processes)]
+    if hook:
+        args += ["--hook", "pystats"]
+    return (*args, "--quiet", "--output", f"{OUT_MOUNT}/pyperf.json")
+
+
+def manual_args(benchmark: Benchmark, loops: int) -> tuple[str, ...]:
+    script = f"{BENCH_MOUNT}/{benchmark.directory}/{benchmark.runscript}"
+    return ("-u", f"{SUITE_MOUNT}/pyperformance_manual.py", str(loops), script, *benchmark.extra_opts)
+
+
+def _tail(result: RunResult, lines: int = 30) -> str:
+    return "\n".join((result.stderr or result.stdout).strip().splitlines()[-lines:])
+
+
+class BenchmarkRunFailed(RunFailed):
+    """A benchmark's run exited non-zero; carries its log tail and where its output is kept."""
+
+    def __init__(self, benchmark: str, what: str, result: RunResult) -> None:
+        last = (_tail(result, 1) or "no output").strip()
+        super().__init__(
+            f"{what} of {benchmark} exited {result.exit_code}: {last[-300:]} (output kept in {result.run_dir})"
+        )
+        self.benchmark = benchmark
+        self.log_tail = _tail(result)
+        self.run_dir = result.run_dir
+
+
+def _run(ctx: Context, entry: CacheEntry, request: RunRequest, out: Path | None, what: str, name: str) -> BenchRun:
+    result = run_python(ctx, entry, request)
+    if result.exit_code != 0:
+        raise BenchmarkRunFailed(name, what, result)
+    doc = json.loads((out / "pyperf.json").read_text()) if out is not None else None
+    return BenchRun(result, doc)
+
+
+def calibrate(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, out: Path) -> BenchRun:
+    args = pyperf_args(benchmark, loops=None, processes=1, hook=False)
+    request = RunRequest(
+        args,
+        env=_env(place, benchmark),
+        mounts=_mounts(place, out),
+        stats_dir=False,
+        label=f"calibrate-{benchmark.name}",
+    )
+    return _run(ctx, entry, request, out, "calibration run", benchmark.name)
+
+
+def automated(
+    ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, out: Path, *, loops: int, processes: int
+) -> BenchRun:
+    args = pyperf_args(benchmark, loops=loops, processes=processes, hook=True)
+    request = RunRequest(args, env=_env(place, benchmark), mounts=_mounts(place, out), label=f"pyperf-{benchmark.name}")
+    return _run(ctx, entry, request, out, "pyperf --hook pystats run", benchmark.name)
+
+
+def manual(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, *, loops: int) -> BenchRun:
+    request = RunRequest(
+        manual_args(benchmark, loops),
+        env=_env(place, benchmark),
+        mounts=_mounts(place, None),
+        label=f"manual-{benchmark.name}",
+    )
+    return _run(ctx, entry, request, None, "manual run", benchmark.name)
+
+
+def calibrated_loops(doc: Mapping[str, Any]) -> int:
+    """The loops pyperf calibrated: the smallest over the run's benchmarks (one script may time several)."""
+    found = [int(v) for v in _loops_values(doc)]
+    if not found:
+        raise RunFailed("pyperf's calibration output records no loops")
+    return min(found)
+
+
+def _loops_values(doc: Mapping[str, Any]) -> Sequence[int]:
+    common = doc.get("metadata", {}).get("loops")
+    values = []
+    for bench in doc.get("benchmarks", []):
+        loops = bench.get("metadata", {}).get("loops", common)
+        for run in bench.get("runs", []):
+            loops = run.get("metadata", {}).get("loops", loops)
+        if loops is not None:
+            values.append(int(loops))
+    return values
+
+
+def timed_names(doc: Mapping[str, Any]) -> tuple[str, ...]:
+    """The pyperf benchmark names a run timed (a run script may time several, one worker each)."""
+    common = doc.get("metadata", {}).get("name")
+    return tuple(str(b.get("metadata", {}).get("name", common)) for b in doc.get("benchmarks", []))

@@ -1,0 +1,197 @@
+"""Benchmark sites: each benchmark's requirements installed for one built interpreter, offline.
+
+``prepare_site`` plans (pure: :mod:`pystats_harness.collect.wheelhouse`), then runs pip from its wheel
+with the built interpreter in a confined run container of the builder image (network none, the build
+and the wheelhouse read-only, as nobody), so sdists compile against that interpreter. The result is
+cached per (build key, plan digest: the lock's sha256 and the files chosen) in
+``<cache_dir>/sites/<build key>/<benchmark>-<digest>/``: staged, moved into place, marker last.
+A site that cannot be made is a :class:`SiteSkipped` naming the package and why (also cached: the
+same build and files fail the same way).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pystats_harness.build.cache import CacheEntry
+from pystats_harness.collect import sitedriver
+from pystats_harness.collect.wheelhouse import MOUNT, SitePlan, Source, Unavailable, failure_line, read_wheelhouse
+from pystats_harness.errors import RunFailed
+from pystats_harness.infra import engine
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import write_json_atomic
+from pystats_harness.infra.runner import RUN_UID, RunRequest, run_python
+
+MARKER = "COMPLETE"
+OUTCOME = "outcome.json"
+DRIVER_MOUNT = "/driver"
+OUT_MOUNT = "/out"
+#: Bumped when what a site holds changes (the driver's steps): old sites then miss and are remade.
+SITE_RECIPE = 6
+
+
+@dataclass(frozen=True)
+class SiteReady:
+    """A host directory holding the benchmark's packages: mount it read-only, first on PYTHONPATH."""
+
+    path: Path
+
+
+@dataclass(frozen=True)
+class SiteSkipped:
+    package: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"skipped: needs {self.package} ({self.reason})"
+
+
+def _readable(root: Path) -> None:
+    """World-readable (runs are nobody): directories 755, files 644."""
+    for dirpath, _dirnames, filenames in os.walk(root):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o644)
+
+
+def benchmark_data_dir(ctx: Context) -> Path:
+    """pyperformance's ``data-files/benchmarks`` (``bm_*/``, MANIFEST), extracted once from its wheel."""
+    wheelhouse = read_wheelhouse(ctx.settings.wheelhouse_dir)
+    base = ctx.settings.cache_dir / "pyperformance" / wheelhouse.pyperformance_version
+    if (base / MARKER).is_file():
+        return base / "benchmarks"
+    base.parent.mkdir(parents=True, exist_ok=True)
+    staging = base.parent / f".staging-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    prefix = "pyperformance/data-files/benchmarks/"
+    try:
+        with zipfile.ZipFile(wheelhouse.pyperformance_wheel) as wheel:
+            for name in wheel.namelist():
+                if name.startswith(prefix) and not name.endswith("/"):
+                    target = staging / "benchmarks" / name[len(prefix) :]
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(wheel.read(name))
+        _readable(staging)
+        if not (base / MARKER).is_file():
+            shutil.rmtree(base, ignore_errors=True)
+            os.replace(staging, base)
+            (base / MARKER).write_text("complete\n")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return base / "benchmarks"
+
+
+def _empty_site(ctx: Context) -> SiteReady:
+    path = ctx.settings.cache_dir / "sites" / "empty"
+    path.mkdir(parents=True, exist_ok=True)
+    return SiteReady(path)
+
+
+def _cached(final: Path) -> SiteReady | SiteSkipped | None:
+    if not (final / MARKER).is_file():
+        return None
+    outcome = json.loads((final / OUTCOME).read_text())
+    if outcome["status"] == "ready":
+        return SiteReady(final / "site")
+    return SiteSkipped(outcome["package"], outcome["reason"])
+
+
+def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteReady | SiteSkipped:
+    """The site of ``benchmark_dir`` (e.g. ``bm_yaml``) for the build ``entry``; raises WheelMissing when
+    the wheelhouse lacks a file the lock names."""
+    wheelhouse = read_wheelhouse(ctx.settings.wheelhouse_dir)
+    if wheelhouse.requirements(benchmark_dir) is None:
+        return _empty_site(ctx)
+    python_version = str(entry.manifest()["python"]["version"])
+    plan = wheelhouse.plan(python_version, benchmark_dir)
+    if isinstance(plan, Unavailable):
+        return SiteSkipped(plan.package, plan.reason)
+    final = ctx.settings.cache_dir / "sites" / entry.key / f"{benchmark_dir}-{plan.digest()}-{SITE_RECIPE}"
+    found = _cached(final)
+    if found is not None:
+        return found
+    final.parent.mkdir(parents=True, exist_ok=True)
+    staging = final.parent / f".staging-{final.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    staging.mkdir()
+    try:
+        driver = driver_plan(plan, wheelhouse.pip_wheel(python_version), wheelhouse.build_constraints(python_version))
+        outcome = _make(ctx, entry, plan, driver, staging)
+        return _commit(staging, final, outcome)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def driver_plan(plan: SitePlan, pip_wheel: Path, constraints: tuple[str, ...] = ()) -> dict[str, object]:
+    """Pure: what the in-container driver installs, in container paths."""
+    return {
+        "constraints": list(constraints),
+        "pip": f"{MOUNT}/{pip_wheel.parent.name}/{pip_wheel.name}",
+        "find_links": f"{MOUNT}/build",
+        "target": f"{OUT_MOUNT}/site",
+        "wheels": [f"{MOUNT}/{c.file}" for c in plan.choices if c.source is Source.WHEEL],
+        "sdists": [[c.package, f"{MOUNT}/{c.file}"] for c in plan.choices if c.source is Source.SDIST],
+    }
+
+
+def _make(
+    ctx: Context, entry: CacheEntry, plan: SitePlan, driver_input: dict[str, object], staging: Path
+) -> dict[str, Any]:
+    """Run the driver; the outcome as stored in outcome.json (ready, or skipped with package and reason)."""
+    if os.geteuid() == 0:
+        os.chown(staging, RUN_UID, RUN_UID)
+    else:
+        staging.chmod(0o777)
+    driver = Path(sitedriver.__file__)
+    request = RunRequest(
+        args=(f"{DRIVER_MOUNT}/{driver.name}", json.dumps(driver_input)),
+        # The image's CC is "ccache gcc"; without its volume ccache fails and setup.py files that
+        # make their C speedups optional (MarkupSafe, SQLAlchemy) silently build pure wheels.
+        env={"HOME": "/tmp", "CCACHE_DISABLE": "1", "PIP_NO_CACHE_DIR": "1", "PIP_CONFIG_FILE": "/dev/null"},
+        mounts=(
+            engine.Mount(str(ctx.settings.wheelhouse_dir / "benchmarks"), MOUNT, read_only=True),
+            engine.Mount(str(driver.parent), DRIVER_MOUNT, read_only=True),
+            engine.Mount(str(staging), OUT_MOUNT),
+        ),
+        label=f"site-{plan.lock.benchmark}",
+    )
+    result = run_python(ctx, entry, request)
+    shutil.rmtree(result.run_dir / "py_stats", ignore_errors=True)  # pip's own counts: of no use
+    lines = result.stdout.strip().splitlines()
+    try:
+        outcome = json.loads(lines[-1]) if result.exit_code == 0 and lines else None
+    except ValueError:
+        outcome = None
+    if not isinstance(outcome, dict):
+        raise RunFailed(
+            f"preparing the site of {plan.lock.benchmark} did not finish (exit {result.exit_code}): "
+            f"{failure_line(result.stderr or result.stdout)}; output kept in {result.run_dir}"
+        )
+    if outcome["status"] == "ready":
+        return {"status": "ready", "built": outcome.get("built", []), "modules": outcome.get("modules", [])}
+    package = outcome["package"] or plan.lock.pins[0].split("==")[0]
+    reason = f"{outcome['stage']} failed: {failure_line(outcome['output'])}"
+    return {"status": "skipped", "package": package, "reason": reason}
+
+
+def _commit(staging: Path, final: Path, outcome: dict[str, Any]) -> SiteReady | SiteSkipped:
+    """Move the staged site into place, then write the marker last (another process may have won)."""
+    if outcome["status"] != "ready":
+        shutil.rmtree(staging / "site", ignore_errors=True)
+    (staging / "site").mkdir(exist_ok=True)
+    write_json_atomic(staging / OUTCOME, outcome)
+    _readable(staging)
+    found = _cached(final)
+    if found is not None:
+        return found
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(staging, final)
+    (final / MARKER).write_text("complete\n")
+    result = _cached(final)
+    assert result is not None
+    return result

@@ -1,0 +1,257 @@
+"""The benchmark wheelhouse (``<wheelhouse_dir>/benchmarks/``, made by scripts/make_benchmark_wheelhouse.py):
+its index and locks read into typed data, and the pure choice of what to install for one interpreter.
+
+A final (or release-candidate) interpreter takes the wheels of its X.Y, pure or compiled. A development
+interpreter (``3.12.0a3+``) reports the release's wheel tags, but its C ABI may differ from the
+release's, so only pure wheels serve it: compiled packages are built from their sdist against it.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pystats_harness.collect.errors import WheelMissing
+
+SCHEMA = "pystats-harness/benchmark-wheelhouse/1"
+SCRIPT = "scripts/make_benchmark_wheelhouse.py"
+#: Where the benchmark wheelhouse is mounted (read-only) in the containers that prepare sites.
+MOUNT = "/wheels/benchmarks"
+
+
+class Kind(enum.StrEnum):
+    """What the wheelhouse holds for one pin on one X.Y."""
+
+    PURE = "pure"  # a py3-none-any wheel: every interpreter
+    COMPILED = "compiled"  # a wheel compiled for that X.Y (and its sdist, for development interpreters)
+    SDIST = "sdist"  # no wheel for that X.Y: only the sdist
+
+
+class Source(enum.StrEnum):
+    WHEEL = "wheel"
+    SDIST = "sdist"
+
+
+@dataclass(frozen=True)
+class PackageFiles:
+    name: str
+    version: str
+    kind: Kind
+    wheel: str | None  # relative to the wheelhouse's benchmarks/ directory
+    sdist: str | None
+    pure_wheel: str | None = None  # a compiled package's pure-Python wheel, if it has one
+    sdist_note: str | None = None  # why there is no sdist
+    build_note: str | None = None  # why its build requirements are missing
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PackageFiles:
+        return cls(
+            name=data["name"],
+            version=data["version"],
+            kind=Kind(data["kind"]),
+            wheel=data.get("wheel"),
+            sdist=data.get("sdist"),
+            pure_wheel=data.get("pure_wheel"),
+            sdist_note=data.get("sdist_note"),
+            build_note=data.get("build_note"),
+        )
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One file to install: a wheel as it is, or an sdist built against the interpreter first."""
+
+    package: str
+    version: str
+    file: str
+    source: Source
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """A pin nothing in the wheelhouse can serve on this interpreter, and why."""
+
+    package: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Lock:
+    benchmark: str
+    python: str  # X.Y
+    pins: tuple[str, ...]
+    sha256: str
+
+
+@dataclass(frozen=True)
+class SitePlan:
+    """What a benchmark's site is made of on one interpreter (pure data; its digest keys the cache)."""
+
+    lock: Lock
+    choices: tuple[Choice, ...]
+
+    def digest(self) -> str:
+        payload = json.dumps([self.lock.sha256, [(c.file, c.source) for c in self.choices]])
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def is_development(version: str) -> bool:
+    """Whether a Python version string is a development one (alpha, beta or between tags: ``3.12.0a3+``).
+
+    Release candidates keep the final ABI (it is frozen at rc1), so their X.Y's release wheels serve."""
+    return re.fullmatch(r"\d+\.\d+\.\d+(rc\d+)?", version) is None
+
+
+def short_version(version: str) -> str:
+    """``3.12.0a3+`` -> ``3.12``."""
+    return ".".join(version.split(".")[:2])
+
+
+def fetch_command(wheelhouse_dir: Path, python: str) -> str:
+    return f"python3 {SCRIPT} {wheelhouse_dir} --versions {python}"
+
+
+def choose(files: PackageFiles, development: bool) -> Choice | Unavailable:
+    """Pure: the file that serves ``files`` on an interpreter, or why none does."""
+    if files.wheel and (files.kind is Kind.PURE or (files.kind is Kind.COMPILED and not development)):
+        return Choice(files.name, files.version, files.wheel, Source.WHEEL)
+    if files.pure_wheel and development:
+        return Choice(files.name, files.version, files.pure_wheel, Source.WHEEL)
+    if files.sdist and files.build_note:
+        return Unavailable(files.name, files.build_note)
+    if files.sdist:
+        return Choice(files.name, files.version, files.sdist, Source.SDIST)
+    if files.kind is Kind.COMPILED:
+        why = "compiled; its release wheels may not match a development interpreter's C ABI and there is no sdist"
+    else:
+        why = "no wheel for this Python version and no sdist"
+    return Unavailable(files.name, f"{why}: {files.sdist_note}" if files.sdist_note else why)
+
+
+@dataclass(frozen=True)
+class Wheelhouse:
+    """The index of ``<wheelhouse_dir>/benchmarks`` (see scripts/make_benchmark_wheelhouse.py)."""
+
+    wheelhouse_dir: Path
+    index: Mapping[str, Any]
+
+    @property
+    def root(self) -> Path:
+        return self.wheelhouse_dir / "benchmarks"
+
+    @property
+    def pyperformance_version(self) -> str:
+        return str(self.index["pyperformance"]["version"])
+
+    @property
+    def pyperformance_wheel(self) -> Path:
+        return self._file(str(self.index["pyperformance"]["wheel"]), "pyperformance", None)
+
+    def pip_wheel(self, python_version: str) -> Path:
+        """pip for this interpreter: a development one gets the pip of its time (see the script)."""
+        python = short_version(python_version)
+        if is_development(python_version) and "development" in self.index:
+            return self._file(str(self.index["development"]["pip"]), "pip (for development interpreters)", python)
+        return self._file(str(self.index["pip"]), "pip", python)
+
+    def build_constraints(self, python_version: str) -> tuple[str, ...]:
+        """Pins of the build tools an sdist build may use on this interpreter (none for a release)."""
+        if not is_development(python_version):
+            return ()
+        return tuple(self.index.get("development", {}).get("constraints", ()))
+
+    def requirements(self, benchmark: str) -> tuple[str, ...] | None:
+        """The benchmark's own requirements.txt lines; None if it has no requirements.txt."""
+        found = self.index["requirements"].get(benchmark)
+        return None if found is None else tuple(found)
+
+    def missing(self, package: str, python: str | None, benchmark: str | None = None) -> WheelMissing:
+        needed_by = f" (needed by {benchmark} on Python {python})" if benchmark else ""
+        return WheelMissing(
+            f"{package}{needed_by} is not in the benchmark wheelhouse {self.root}; "
+            f"fetch it with `{fetch_command(self.wheelhouse_dir, python or '3.11,3.12,3.13')}`",
+            package=package,
+        )
+
+    def lock(self, python: str, benchmark: str) -> Lock:
+        entry = self.index["versions"].get(python, {}).get("benchmarks", {}).get(benchmark)
+        if entry is None or entry.get("lock") is None:
+            raise self.missing(f"the lock of {benchmark}", python)
+        path = self._file(entry["lock"], f"the lock of {benchmark}", python)
+        text = path.read_text()
+        pins = tuple(line.strip() for line in text.splitlines() if line.strip())
+        return Lock(benchmark, python, pins, hashlib.sha256(text.encode()).hexdigest())
+
+    def plan(self, python_version: str, benchmark: str) -> SitePlan | Unavailable:
+        """Pure but for reading the index and checking that the chosen files exist."""
+        python = short_version(python_version)
+        lock = self.lock(python, benchmark)
+        packages = self.index["versions"][python].get("packages", {})
+        choices = []
+        for pin in lock.pins:
+            if pin not in packages:
+                raise self.missing(pin, python, benchmark)
+            choice = choose(PackageFiles.from_dict(packages[pin]), is_development(python_version))
+            if isinstance(choice, Unavailable):
+                return choice
+            self._file(choice.file, pin, python, benchmark)
+            choices.append(choice)
+        return SitePlan(lock, tuple(choices))
+
+    def _file(self, relative: str, package: str, python: str | None, benchmark: str | None = None) -> Path:
+        path = self.root / relative
+        if not path.is_file():
+            raise self.missing(package, python, benchmark)
+        return path
+
+
+def read_wheelhouse(wheelhouse_dir: Path) -> Wheelhouse:
+    """The benchmark wheelhouse's index, or WheelMissing naming the command that makes it."""
+    path = wheelhouse_dir / "benchmarks" / "index.json"
+    try:
+        index = json.loads(path.read_text())
+    except (OSError, ValueError):
+        index = None
+    if not isinstance(index, dict) or index.get("schema") != SCHEMA:
+        raise Wheelhouse(wheelhouse_dir, {}).missing("pyperformance and the benchmarks' requirements", None)
+    return Wheelhouse(wheelhouse_dir, index)
+
+
+#: pip's own framing around a failed build: never the line that says why.
+_PIP_NOISE = (
+    "subprocess-exited-with-error",
+    "note: ",
+    "hint: ",
+    "failed building wheel",
+    "could not build wheels",
+    "failed to build",
+    "[end of output]",
+    "error: metadata-generation-failed",
+    "error: failed-wheel-build-for-install",
+    "failed to build installable wheels",
+)
+
+
+#: A compiler's diagnostic: ``file.c:179:32: error: ...`` (the first one is the cause).
+_COMPILER_ERROR = re.compile(r"^\S+:\d+:(\d+:)? (fatal )?error: ")
+
+
+def failure_line(output: str) -> str:
+    """Pure: the line of pip's output that says why it failed: the first compiler error if there is one,
+    else the last error line of the build (not pip's framing around it), without box-drawing."""
+    lines = [line.strip(" │╰─>×║").strip() for line in output.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("WARNING")]
+    requested = [line.removeprefix("The user requested ") for line in lines if line.startswith("The user requested ")]
+    if requested:  # a resolver conflict (e.g. a build requirement against the development constraints)
+        return "conflicting requirements: " + " vs ".join(dict.fromkeys(requested))
+    compiler = [line for line in lines if _COMPILER_ERROR.match(line)]
+    meaningful = [line for line in lines if not any(noise in line.lower() for noise in _PIP_NOISE)]
+    errors = [line for line in meaningful if re.search(r"error|cannot|not found|no such|fatal", line, re.IGNORECASE)]
+    chosen = compiler[0] if compiler else (errors or meaningful or lines or ["pip gave no output"])[-1]
+    return chosen if len(chosen) <= 200 else chosen[:197] + "..."

@@ -1,0 +1,1 @@
+"""`invoke history`: pystats over a range of commits (first-parent), with change points flagged."""

@@ -1,0 +1,145 @@
+"""Scale-out on one machine: a real Dask scheduler, real worker processes (separate cache directories,
+the one Docker engine) and a real redis-server (ccache_remote) on 127.0.0.1.
+
+* a k-ary bisect over the planted-change series (tests/integration/test_bisect.py) on 2 workers finds the
+  planted commit, as the local bisect does, in fewer rounds (3 rounds against 4 binary steps);
+* a third worker without a Docker engine takes no units and the report names it;
+* a worker killed in the middle of a build: the unit completes on the other worker, and the dead
+  worker's half entry has no completion marker (never served).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pystats_harness.bisect.remote import MeasureUnit, UnitResult, measure_unit
+from pystats_harness.build.cache import lookup
+from pystats_harness.cluster.client import Cluster
+from pystats_harness.cluster.local import LocalCluster, local_cluster
+from pystats_harness.infra import engine
+from pystats_harness.infra.mirror import Mirror
+from tests.integration.conftest import Harness
+from tests.integration.servers import redis_server
+from tests.integration.test_bisect import BASE, BRANCH, METRIC, PLANTED, WORKLOAD, N, _history
+
+pytestmark = pytest.mark.integration
+BINARY_STEPS = 4  # the local bisect of this series: 4, 6 (fails), 7, 5
+
+
+@pytest.fixture(scope="module")
+def series(harness: Harness) -> list[str]:
+    shas = _history(harness.settings.mirror_dir)
+    assert len(shas) == N
+    return shas
+
+
+@pytest.fixture(scope="module")
+def cluster(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    base = tmp_path_factory.mktemp("cluster")
+    no_engine = {"worker-3": {"DOCKER_HOST": f"unix://{base}/no-engine.sock"}}
+    with redis_server(base) as redis:
+        settings = harness.settings.with_overrides(ccache_remote=redis.url)
+        with local_cluster(settings, base, 3, worker_extra=no_engine) as local:
+            with Cluster[object, object](local.address, min_workers=3):
+                pass
+            yield local
+    engine.reap_orphans(engine.connect())  # the killed worker's build container, if it still runs
+
+
+def test_k_ary_bisect_on_two_workers(
+    harness: Harness, series: list[str], cluster: LocalCluster, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    args = ["--good", BASE, "--bad", BRANCH, "--workload", WORKLOAD, "--metric", METRIC, "--out", str(out)]
+    proc = harness.invoke("bisect", *args, INVOKE_PYSTATS_CLUSTER=cluster.address)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    report = json.loads((out / "report.json").read_text())
+    run = report["run"]
+    print(
+        f"\nk-ary bisect: {run['rounds']} rounds, {run['builds']} builds on {run['workers']} workers, {run['wall_seconds']} s"
+    )
+    assert report["first_bad"]["sha"] == series[PLANTED]
+    assert run["workers"] == 2 and run["rounds"] < BINARY_STEPS
+    assert set(run["unfit_workers"]) == {"worker-3"} and "Docker" in run["unfit_workers"]["worker-3"]
+    assert {s["worker"] for s in run["steps"]} == {"worker-1", "worker-2"}
+    assert "worker-3" in proc.stdout + proc.stderr
+
+
+def _building_worker(cluster: LocalCluster, deadline: float) -> str | None:
+    """The worker whose build container is running (found by its mounts), within ``deadline`` seconds."""
+    client, end = engine.connect(), time.monotonic() + deadline
+    while time.monotonic() < end:
+        for container in client.containers.list(filters={"label": engine.LABEL, "name": "pystats-harness-build"}):
+            sources = [m.get("Source", "") for m in container.attrs.get("Mounts", [])]
+            for name in cluster.workers:
+                if any(s.startswith(str(cluster.worker_cache(name))) for s in sources):
+                    return name
+        time.sleep(0.5)
+    return None
+
+
+def test_a_worker_killed_mid_build_the_unit_completes_elsewhere(
+    harness: Harness, series: list[str], cluster: LocalCluster
+) -> None:
+    commit = Mirror(harness.settings.mirror_dir).resolve(series[8])  # not built by the bisect before
+    results: list[UnitResult] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            with Cluster[MeasureUnit, UnitResult](cluster.address) as client:
+                results.extend(client.run_units(measure_unit, [MeasureUnit(commit, METRIC, WORKLOAD)]))
+        except BaseException as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    victim = _building_worker(cluster, deadline=300)
+    assert victim is not None, "no worker started building within 300 s"
+    time.sleep(3)  # well inside the build
+    cluster.kill_worker(victim)
+    thread.join(timeout=1200)
+    assert not thread.is_alive() and not errors, errors
+    (result,) = results
+    survivor = ({"worker-1", "worker-2"} - {victim}).pop()
+    assert result.worker == survivor and result.outcome.usable, result
+    assert lookup(cluster.worker_cache(survivor) / "builds", result.build_key) is not None
+    assert lookup(cluster.worker_cache(victim) / "builds", result.build_key) is None  # the half entry is never served
+
+
+def test_history_on_the_cluster_flags_the_planted_change(
+    harness: Harness, series: list[str], cluster: LocalCluster, tmp_path: Path
+) -> None:
+    out = tmp_path / "history"
+    second = "family.BINARY_OP.execution_count"
+    args = ["--from", BASE, "--to", BRANCH, "--every", "3", "--workload", WORKLOAD, "--out", str(out)]
+    proc = harness.invoke(
+        "history", *args, "--metric", METRIC, "--metric", second, INVOKE_PYSTATS_CLUSTER=cluster.address
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    doc = json.loads((out / "history.json").read_text())
+    assert [c["sha"] for c in doc["commits"]] == [series[i] for i in (0, 3, 6, 9)]
+    assert doc["commits"][2]["failure"] and "build failed" in doc["commits"][2]["failure"]  # the broken commit
+    (change,) = doc["change_points"]  # the specialization share drops; the execution count does not move
+    assert change["metric"] == METRIC and change["from"] == series[3] and change["at"] == series[9]
+    assert change["unmeasured_between"] == 5 and f"--good {series[3][:12]}" in proc.stdout
+    assert (out / "history.png").stat().st_size > 10_000 and "Change points" in (out / "history.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--from", BASE, "--to", BASE], "the range is empty"),
+        (["--from", BRANCH, "--to", BASE], "is not an ancestor of"),
+        (["--from", BASE, "--to", BRANCH, "--every", "0"], "--every 0"),
+    ],
+)
+def test_history_bad_input_is_exit_2(harness: Harness, series: list[str], args: list[str], message: str) -> None:
+    proc = harness.invoke("history", *args, "--metric", METRIC)
+    assert proc.returncode == 2 and message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr

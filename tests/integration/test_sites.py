@@ -1,0 +1,83 @@
+"""Benchmark sites on a real v3.13.5 build: a compiled requirement (bm_yaml: PyYAML's cp313 wheel) and
+a pure one (bm_tomli_loads) installed offline from the benchmark wheelhouse, importable by the built
+interpreter from a read-only mount; a wheelhouse without a file the lock names is WheelMissing (exit 17)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pystats_harness.build.cache import CacheEntry
+from pystats_harness.collect.errors import WheelMissing
+from pystats_harness.collect.sites import SiteReady, benchmark_data_dir, prepare_site
+from pystats_harness.collect.wheelhouse import read_wheelhouse
+from pystats_harness.infra import engine
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.runner import RunRequest, run_python
+from tests.integration.conftest import Harness
+
+pytestmark = pytest.mark.integration
+
+
+def context(harness: Harness) -> Context:
+    """The harness's context with the wheelhouse the tasks would use (INVOKE_PYSTATS_WHEELHOUSE_DIR
+    as for `invoke`; else the default one, which scripts/bootstrap.sh fills)."""
+    ctx = harness.context()
+    chosen = os.environ.get("INVOKE_PYSTATS_WHEELHOUSE_DIR")
+    return ctx.with_settings(ctx.settings.with_overrides(wheelhouse_dir=Path(chosen))) if chosen else ctx
+
+
+@pytest.fixture(scope="module")
+def entry(harness: Harness) -> CacheEntry:
+    built = harness.invoke("build", "--rev", "v3.13.5")
+    assert built.returncode == 0, built.stdout + built.stderr
+    return CacheEntry(Path(next(line for line in built.stdout.splitlines() if line.startswith("build ")).split()[1]))
+
+
+def test_sites_for_a_compiled_and_a_pure_requirement_import_with_the_built_interpreter(
+    harness: Harness, entry: CacheEntry
+) -> None:
+    ctx = context(harness)
+    data = benchmark_data_dir(ctx)
+    assert (data / "bm_yaml" / "run_benchmark.py").is_file() and (data / "MANIFEST").is_file()
+    sites = {bench: prepare_site(ctx, entry, bench) for bench in ("bm_yaml", "bm_tomli_loads")}
+    assert all(isinstance(site, SiteReady) for site in sites.values()), sites
+    assert prepare_site(ctx, entry, "bm_yaml") == sites["bm_yaml"]  # cached: the same directory
+    # PyYAML 6.0.1 has no cp313 wheel: it was built from its sdist against this interpreter (without
+    # libyaml, which the builder image lacks, so yaml.__with_libyaml__ is False).
+    yaml_site = sites["bm_yaml"]
+    assert isinstance(yaml_site, SiteReady)
+    outcome = json.loads((yaml_site.path.parent / "outcome.json").read_text())
+    assert outcome["built"] == ["pyyaml-6.0.1-cp313-cp313-linux_x86_64.whl"] and "yaml" in outcome["modules"]
+    probe = "import json, yaml, tomli; print(json.dumps([yaml.__version__, tomli.loads('a = 1'), yaml.__file__]))"
+    mounts = tuple(
+        engine.Mount(str(site.path), f"/site/{bench}", read_only=True)
+        for bench, site in sites.items()
+        if isinstance(site, SiteReady)
+    )
+    result = run_python(
+        ctx,
+        entry,
+        RunRequest(("-c", probe), env={"PYTHONPATH": "/site/bm_yaml:/site/bm_tomli_loads"}, mounts=mounts),
+    )
+    assert result.exit_code == 0, result.stderr[-2000:]
+    version, loaded, where = json.loads(result.stdout.strip().splitlines()[-1])
+    assert (version, loaded) == ("6.0.1", {"a": 1}) and where.startswith("/site/bm_yaml/")
+
+
+def test_a_file_missing_from_the_wheelhouse_is_wheel_missing_naming_the_package(
+    harness: Harness, entry: CacheEntry, tmp_path: Path
+) -> None:
+    ctx = context(harness)
+    source = read_wheelhouse(ctx.settings.wheelhouse_dir).root
+    copy = tmp_path / "wheelhouse" / "benchmarks"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("*.whl", "*.tar.gz", "*.zip"))
+    ctx = ctx.with_settings(ctx.settings.with_overrides(wheelhouse_dir=copy.parent))
+    with pytest.raises(WheelMissing) as caught:
+        prepare_site(ctx, entry, "bm_yaml")
+    assert caught.value.exit_code == 17 and caught.value.package == "pyyaml==6.0.1"
+    assert f"make_benchmark_wheelhouse.py {copy.parent} --versions 3.13" in str(caught.value)

@@ -1,0 +1,52 @@
+"""The bisect driver over a fleet (no engine): K commits a round on a cluster, one at a time here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from pystats_harness.bisect.driver import Progress, _search_with
+from pystats_harness.bisect.fleet import Fleet
+from pystats_harness.bisect.judge import Failure, Outcome
+from pystats_harness.bisect.measurer import Measured, Source
+from pystats_harness.bisect.metric import parse_metric
+from pystats_harness.errors import HarnessError
+from pystats_harness.infra.mirror import CommitInfo
+
+PATH = [CommitInfo(f"c{i}", f"{i:040x}", "2024-01-01T00:00:00+00:00", f"commit {i}") for i in range(41)]
+
+
+def fleet(width: int, values: Sequence[float | None]) -> tuple[Fleet, list[list[int]]]:
+    batches: list[list[int]] = []
+
+    def run(commits: Sequence[CommitInfo]) -> list[Measured]:
+        batches.append([int(c.sha, 16) for c in commits])
+        out = []
+        for c in commits:
+            v = values[int(c.sha, 16)]
+            outcome = Outcome.failed(Failure.BUILD_FAILED, "broken") if v is None else Outcome.ok(v)
+            out.append(Measured(c, outcome, Source.MEASURED, built=True, worker=f"w{len(out)}"))
+        return out
+
+    return Fleet(width, run, "test"), batches
+
+
+@pytest.mark.parametrize(("width", "rounds"), [(1, 6), (2, 4), (4, 3)])
+def test_rounds_shrink_with_workers_and_find_the_same_commit(width: int, rounds: int) -> None:
+    values = [0.0] * 23 + [1.0] * 18
+    f, batches = fleet(width, values)
+    search = _search_with(f, Progress(), PATH, parse_metric("x"), ("good", "bad"), None, None)
+    assert search.result.first_bad == 23 and search.result.rounds <= rounds
+    assert batches[0] == ([0] if width == 1 else [0, 40])  # the endpoints: together on a cluster
+    assert all(len(b) <= width for b in batches[1:])
+    word = "step" if width == 1 else "round"
+    assert {label.split()[0] for i, label in search.labels.items() if i not in (0, 40)} == {word}
+    assert f.builds == sum(len(b) for b in batches)
+
+
+def test_a_failed_good_end_stops_before_building_bad_here() -> None:
+    f, batches = fleet(1, [None] + [1.0] * 40)
+    with pytest.raises(HarnessError, match="cannot measure --good"):
+        _search_with(f, Progress(), PATH, parse_metric("x"), ("good", "bad"), None, None)
+    assert batches == [[0]]

@@ -1,0 +1,255 @@
+"""collect's pure parts: the suite's MANIFEST and metafiles, --benchmarks, loops files, pyperf
+command lines, trust checks and verdicts, the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pystats_harness.collect import compare as suite_compare
+from pystats_harness.collect import loops as loops_file
+from pystats_harness.collect import one, report, runs, trust
+from pystats_harness.collect.benchmarks import Timing, read_suite, select
+from pystats_harness.errors import ConfigError
+from pystats_harness.stats.collection import Collection
+from pystats_harness.validate.suiteconfig import load_suite
+
+MANIFEST = """\
+[benchmarks]
+
+name\tmetafile
+nbody\t<local>
+pickle\t<local>
+pickle_pure_python\t<local:pickle>
+python_startup\t<local>
+#hg_startup\t<local>
+async_tree\t<local>
+
+[group default]
+[group math]
+"""
+
+
+def _bench(root: Path, directory: str, script: str, tool: str = "", extra: dict[str, str] | None = None) -> None:
+    d = root / directory
+    d.mkdir()
+    (d / "pyproject.toml").write_text(f'[project]\nname = "x"\n\n[tool.pyperformance]\n{tool}\n')
+    (d / "run_benchmark.py").write_text(script)
+    for name, text in (extra or {}).items():
+        (d / name).write_text(text)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    (tmp_path / "MANIFEST").write_text(MANIFEST)
+    _bench(tmp_path, "bm_nbody", "runner.bench_time_func('nbody', f)\n", 'name = "nbody"\ntags = "math"')
+    variant = '[tool.pyperformance]\nname = "pickle_pure_python"\nextra_opts = ["--pure-python", "pickle"]\n'
+    _bench(
+        tmp_path,
+        "bm_pickle",
+        "runner.bench_time_func('pickle', f)\n",
+        'tags = "serialize"',
+        {"bm_pickle_pure_python.toml": variant, "requirements.txt": "six==1.16.0\n"},
+    )
+    _bench(tmp_path, "bm_python_startup", "runner.bench_command('startup', cmd)\n", 'tags = "startup"')
+    _bench(tmp_path, "bm_async_tree", "runner.bench_async_func('t', f)\n", 'tags = "asyncio"')
+    _bench(tmp_path, "bm_yaml", "runner.bench_func('yaml', f)\n", 'name = "yaml"')
+    return tmp_path
+
+
+def test_suite_reads_manifest_metafiles_and_unlisted_directories(data_dir: Path) -> None:
+    suite = read_suite(data_dir)
+    assert list(suite.benchmarks) == ["nbody", "pickle", "pickle_pure_python", "python_startup", "async_tree", "yaml"]
+    variant = suite.benchmarks["pickle_pure_python"]
+    assert (variant.directory, variant.extra_opts, variant.has_requirements) == (
+        "bm_pickle",
+        ("--pure-python", "pickle"),
+        True,
+    )
+    assert variant.tags == ("serialize",)  # inherited from the base directory's pyproject
+    assert suite.benchmarks["python_startup"].timing is Timing.COMMAND
+    assert suite.benchmarks["async_tree"].timing is Timing.ASYNC
+    assert not suite.benchmarks["async_tree"].directly_callable
+    assert suite.benchmarks["yaml"].timing is Timing.FUNC and suite.benchmarks["yaml"].directly_callable
+    assert suite.groups["unlisted"] == ("yaml",)
+    assert "yaml" in suite.groups["all"] and "yaml" not in suite.groups["default"]
+    assert suite.groups["math"] == ("nbody",)
+    assert len(suite.directories) == 5
+
+
+def test_selection_names_groups_and_removals(data_dir: Path) -> None:
+    suite = read_suite(data_dir)
+    names = lambda spec: [b.name for b in select(suite, spec)]  # noqa: E731
+    assert names("default") == ["nbody", "pickle", "pickle_pure_python", "python_startup", "async_tree"]
+    assert names("all")[-1] == "yaml"
+    assert names("-pickle,-startup") == ["nbody", "pickle_pure_python", "async_tree"]  # removals start from default
+    assert names("serialize,nbody") == ["nbody", "pickle", "pickle_pure_python"]  # MANIFEST order
+    with pytest.raises(ConfigError, match=r"unknown benchmark nbdy .*known benchmarks: .*nbody"):
+        select(suite, "nbdy")
+    with pytest.raises(ConfigError, match="selects no benchmark"):
+        select(suite, "nbody,-nbody")
+    with pytest.raises(ConfigError, match="empty"):
+        select(suite, " , ")
+
+
+def test_missing_manifest_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no pyperformance MANIFEST"):
+        read_suite(tmp_path)
+
+
+def test_loops_files_round_trip_and_pyperf_results(tmp_path: Path) -> None:
+    path = tmp_path / "loops.json"
+    loops_file.write(path, {"nbody": 4, "go": 2}, "1.14.0")
+    assert loops_file.read(path) == {"go": 2, "nbody": 4}
+    pyperf = {
+        "metadata": {"loops": 8},
+        "benchmarks": [{"metadata": {"name": "nbody"}}, {"metadata": {"name": "go", "loops": 3}}],
+    }
+    (tmp_path / "pyperf.json").write_text(json.dumps(pyperf))
+    assert loops_file.read(tmp_path / "pyperf.json") == {"nbody": 8, "go": 3}
+    with pytest.raises(ConfigError, match=r"has no loops for richards \(it was made for: go, nbody\)"):
+        loops_file.check_covers({"go": 2, "nbody": 4}, ["nbody", "richards"], path)
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ConfigError, match="not JSON"):
+        loops_file.read(tmp_path / "bad.json")
+    (tmp_path / "other.json").write_text("[1]")
+    with pytest.raises(ConfigError, match=r"neither a collect loops\.json"):
+        loops_file.read(tmp_path / "other.json")
+    with pytest.raises(ConfigError, match="cannot read loops file"):
+        loops_file.read(tmp_path / "missing.json")
+
+
+def test_pyperf_command_lines(data_dir: Path) -> None:
+    bench = read_suite(data_dir).benchmarks["pickle_pure_python"]
+    args = runs.pyperf_args(bench, loops=16, processes=3, hook=True)
+    assert args[:4] == ("-u", "/bench/bm_pickle/run_benchmark.py", "--pure-python", "pickle")
+    for pair in (("--loops", "16"), ("--warmups", "0"), ("--processes", "3"), ("--values", "1"), ("--hook", "pystats")):
+        assert args[args.index(pair[0]) + 1] == pair[1]
+    assert "PYTHONHASHSEED" in args[args.index("--inherit-environ") + 1]
+    calibrate = runs.pyperf_args(bench, loops=None, processes=3, hook=False)
+    assert "--loops" not in calibrate and "--hook" not in calibrate
+    assert runs.manual_args(bench, 16)[1:] == (
+        "/suite/pyperformance_manual.py",
+        "16",
+        "/bench/bm_pickle/run_benchmark.py",
+        "--pure-python",
+        "pickle",
+    )
+    doc = {
+        "metadata": {"loops": 8},
+        "benchmarks": [{"metadata": {"name": "a"}}, {"metadata": {"name": "b", "loops": 2}}],
+    }
+    assert runs.calibrated_loops(doc) == 2
+    assert runs.timed_names(doc) == ("a", "b")
+
+
+def _c(**counts: float) -> dict[str, float]:
+    return {f"opcode.{k}.execution_count": v for k, v in counts.items()}
+
+
+def test_trust_checks() -> None:
+    suite, tol = load_suite(), trust.Tolerances()
+    assert trust.check_dumps(4, 4).status is trust.Status.PASS
+    assert "parent" in trust.check_dumps(5, 4).detail
+    assert "dumped nothing" in trust.check_dumps(3, 4).detail
+    same = trust.check_agreement([[_c(LOAD_FAST=10), _c(LOAD_FAST=10)]], suite, tol)
+    assert (same.status, same.detail) == (trust.Status.PASS, "workers agree exactly")
+    near = trust.check_agreement([[_c(LOAD_FAST=1000), _c(LOAD_FAST=1001)]], suite, tol)
+    assert near.status is trust.Status.PASS and "1 counters not exact" in near.detail
+    far = trust.check_agreement([[_c(LOAD_FAST=1000), _c(LOAD_FAST=1500)]], suite, tol)
+    assert far.status is trust.Status.FAIL and "worker 2 counts more" in far.detail
+    assert far.findings[0]["counter"] == "opcode.LOAD_FAST.execution_count"
+    noise = [{**_c(LOAD_FAST=1_000_000), "opcode.LOAD_ATTR.specialization.miss": 50}, {**_c(LOAD_FAST=1_000_000)}]
+    assert trust.check_agreement([noise], suite, tol).status is trust.Status.PASS  # 50 < 0.01% of 1M instructions
+    noise[1]["opcode.LOAD_ATTR.specialization.miss"] = 250
+    assert trust.check_agreement([noise], suite, tol).status is trust.Status.FAIL
+    objects = {"objects.allocations": 100.0}
+    assert trust.check_agreement([[objects, {"objects.allocations": 105.0}]], suite, tol).status is trust.Status.PASS
+    assert trust.check_agreement([[_c(A=1)]], suite, tol).status is trust.Status.NOT_APPLICABLE
+    assert trust.check_empty({}, 0).status is trust.Status.FAIL
+    assert "all-zero" in trust.check_empty(_c(A=0), 2).detail
+    assert trust.check_leakage(_c(A=1000), _c(A=1010), "", tol).status is trust.Status.PASS
+    leak = trust.check_leakage(
+        {**_c(A=1500), "family.A.execution_count": 1500}, {**_c(A=1000), "family.A.execution_count": 1000}, "", tol
+    )
+    assert leak.status is trust.Status.FAIL and "A 1,500 vs 1,000" in leak.detail
+    assert trust.check_leakage(None, None, "not callable", tol).detail == "not callable"
+
+
+def test_verdicts(data_dir: Path) -> None:
+    suite = read_suite(data_dir)
+    wrapper = trust.check_wrapper(suite.benchmarks["python_startup"])
+    assert "measures the wrapper" in wrapper.detail
+    ok = trust.CheckResult(trust.Check.DUMPS, trust.Status.PASS, "")
+    bad = trust.CheckResult(trust.Check.DUMPS, trust.Status.FAIL, "")
+    assert trust.verdict([ok, trust.check_wrapper(suite.benchmarks["nbody"])]) is trust.Verdict.TRUSTED
+    assert trust.verdict([bad, wrapper]) is trust.Verdict.UNRELIABLE
+    assert trust.verdict([bad]) is trust.Verdict.UNTRUSTED
+
+
+def test_report_and_exit_codes(data_dir: Path) -> None:
+    suite = read_suite(data_dir)
+    good = one.Outcome("nbody", "bm_nbody", trust.Verdict.TRUSTED, loops=4)
+    skipped = one.skipped(suite.benchmarks["pickle"], "six", "no wheel")
+    assert skipped.reason == "skipped: needs six (no wheel)"
+    text = report.to_markdown(
+        [good, skipped],
+        {"pyperformance": "1.14.0", "revision": "v3.13.5", "sha": "ab" * 20, "python_version": "3.13.5"},
+    )
+    assert "1 of 2 benchmarks ran (1 benchmark directories): 1 trusted, 1 skipped" in text
+    assert "| `pickle` | skipped |" in text
+    assert report.exit_error([good, skipped]) is None
+    untrusted = one.Outcome("go", "bm_go", trust.Verdict.UNTRUSTED)
+    failed = one.Outcome("x", "bm_x", trust.Verdict.FAILED, reason="boom")
+    assert report.exit_error([good, untrusted]).exit_code == 26  # type: ignore[union-attr]
+    assert report.exit_error([untrusted, failed]).exit_code == 25  # type: ignore[union-attr]
+
+
+def _collection(loops: int, **counters: float) -> Collection:
+    return Collection({"loops": loops, "revision": "r"}, dict(counters))
+
+
+def test_suite_compare_flags_ratio_moves_and_specializing_families() -> None:
+    base = _collection(
+        2,
+        **{
+            "opcode.LOAD_ATTR.execution_count": 1000,
+            "family.LOAD_ATTR.execution_count": 1000,
+            "family.LOAD_ATTR.specialization.hit": 800,
+            "family.LOAD_ATTR.specialization.miss": 200,
+            "family.LOAD_ATTR.specialization.failure_kinds.property": 100,
+            "family.PRECALL.execution_count": 500,
+            "family.PRECALL.specialization.hit": 500,
+        },
+    )
+    head = _collection(
+        2,
+        **{
+            "opcode.LOAD_ATTR.execution_count": 1000,
+            "family.LOAD_ATTR.execution_count": 1000,
+            "family.LOAD_ATTR.specialization.hit": 950,
+            "family.LOAD_ATTR.specialization.miss": 50,
+            "family.LOAD_ATTR.specialization.failure_kinds.property": 10,
+        },
+    )
+    changes = {
+        (c.family, c.metric): c for c in suite_compare.compare_benchmark("b", base, head, suite_compare.Thresholds())
+    }
+    hit = changes[("LOAD_ATTR", "hit_ratio")]
+    assert (hit.base, hit.head, hit.interesting) == (0.8, 0.95, True)
+    assert changes[("LOAD_ATTR", "failure.property")].base == 50  # per loop
+    assert changes[("LOAD_ATTR", "failure.property")].interesting
+    assert changes[("PRECALL", "hit_ratio")].head is None and changes[("PRECALL", "hit_ratio")].interesting
+    assert not changes[("PRECALL", "miss_ratio")].interesting  # a family gone is flagged once, by its hit ratio
+    assert not changes[("", "executed")].interesting
+    strict = suite_compare.Thresholds(ratio=0.5)
+    assert not {(c.family, c.metric): c for c in suite_compare.compare_benchmark("b", base, head, strict)}[
+        ("LOAD_ATTR", "hit_ratio")
+    ].interesting
+
+
+def test_suite_compare_needs_complete_outputs(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not a complete collect output"):
+        suite_compare.compare_outputs(tmp_path, tmp_path)

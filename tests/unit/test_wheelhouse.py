@@ -1,0 +1,260 @@
+"""The benchmark wheelhouse's pure parts: reading its index and locks, the choice of wheel or sdist for
+final and development interpreters, the one-line errors, pip's failure line, the host script's helpers."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import tarfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from pystats_harness.collect import sitedriver
+from pystats_harness.collect.errors import WheelMissing
+from pystats_harness.collect.sites import SiteSkipped, driver_plan
+from pystats_harness.collect.wheelhouse import (
+    SCHEMA,
+    Choice,
+    Kind,
+    PackageFiles,
+    Source,
+    Unavailable,
+    choose,
+    failure_line,
+    is_development,
+    read_wheelhouse,
+    short_version,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PACKAGES = {
+    "pyyaml==6.0.1": {
+        "name": "pyyaml",
+        "version": "6.0.1",
+        "kind": "compiled",
+        "wheel": "files/PyYAML-6.0.1-cp313-cp313-manylinux_2_17_x86_64.whl",
+        "sdist": "files/PyYAML-6.0.1.tar.gz",
+    },
+    "tomli==2.0.1": {
+        "name": "tomli",
+        "version": "2.0.1",
+        "kind": "pure",
+        "wheel": "files/tomli-2.0.1-py3-none-any.whl",
+    },
+    "pydantic-core==2.50.5": {
+        "name": "pydantic-core",
+        "version": "2.50.5",
+        "kind": "compiled",
+        "wheel": "files/pydantic_core-2.50.5-cp313-cp313-manylinux_2_17_x86_64.whl",
+        "sdist": None,
+        "sdist_note": "no sdist could be fetched: needs a Rust toolchain",
+    },
+    "mercurial==5.8": {
+        "name": "mercurial",
+        "version": "5.8",
+        "kind": "sdist",
+        "wheel": None,
+        "sdist": "files/mercurial-5.8.tar.gz",
+    },
+}
+
+
+def make_wheelhouse(tmp_path: Path, *, drop: str | None = None) -> Path:
+    root = tmp_path / "benchmarks"
+    locks = {"bm_yaml": ["pyyaml==6.0.1"], "bm_tomli_loads": ["tomli==2.0.1"], "bm_fastapi": ["pydantic-core==2.50.5"]}
+    locks["bm_hg_startup"] = ["mercurial==5.8"]
+    benchmarks = {}
+    for bench, pins in locks.items():
+        lock = root / "locks" / "3.13" / f"{bench}.txt"
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.write_text("".join(f"{p}\n" for p in pins))
+        benchmarks[bench] = {"lock": f"locks/3.13/{bench}.txt", "pins": pins}
+    files = [f for p in PACKAGES.values() for f in (p.get("wheel"), p.get("sdist")) if f]
+    tools = ["tools/pip-26.3-py3-none-any.whl", "tools/pip-23.0.1-py3-none-any.whl"]
+    for f in [*files, *tools, "tools/pyperformance-1.14.0-py3-none-any.whl"]:
+        if f.rsplit("/", 1)[-1] != drop:
+            (root / f).parent.mkdir(parents=True, exist_ok=True)
+            (root / f).write_bytes(b"x")
+    index = {
+        "schema": SCHEMA,
+        "pyperformance": {"version": "1.14.0", "wheel": "tools/pyperformance-1.14.0-py3-none-any.whl"},
+        "pip": "tools/pip-26.3-py3-none-any.whl",
+        "development": {"pip": "tools/pip-23.0.1-py3-none-any.whl", "constraints": ["setuptools==65.6.3"]},
+        "requirements": {bench: pins for bench, pins in locks.items()},
+        "versions": {"3.13": {"benchmarks": benchmarks, "packages": PACKAGES}},
+    }
+    (root / "index.json").write_text(json.dumps(index))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("version", "development"),
+    [("3.13.5", False), ("3.11.2", False), ("3.13.0rc1", False), ("3.12.0a3+", True), ("3.12.0b1", True),
+     ("3.13.5+", True), ("3.14.0a1", True)],
+)  # fmt: skip
+def test_development_versions(version: str, development: bool) -> None:
+    assert is_development(version) is development
+    assert short_version(version) == version[:4]
+
+
+def test_final_interpreter_takes_the_compiled_wheel_development_the_sdist() -> None:
+    yaml = PackageFiles.from_dict(PACKAGES["pyyaml==6.0.1"])
+    assert choose(yaml, development=False) == Choice("pyyaml", "6.0.1", str(yaml.wheel), Source.WHEEL)
+    assert choose(yaml, development=True) == Choice("pyyaml", "6.0.1", str(yaml.sdist), Source.SDIST)
+
+
+def test_a_compiled_packages_pure_wheel_serves_a_development_interpreter() -> None:
+    data = {**PACKAGES["pyyaml==6.0.1"], "pure_wheel": "files/charset_normalizer-3.5.3-py3-none-any.whl"}
+    found = choose(PackageFiles.from_dict(data), development=True)
+    assert found == Choice("pyyaml", "6.0.1", "files/charset_normalizer-3.5.3-py3-none-any.whl", Source.WHEEL)
+    assert choose(PackageFiles.from_dict(data), development=False).file == PACKAGES["pyyaml==6.0.1"]["wheel"]  # type: ignore[union-attr]
+
+
+def test_pure_wheel_serves_every_interpreter() -> None:
+    tomli = PackageFiles.from_dict(PACKAGES["tomli==2.0.1"])
+    assert choose(tomli, development=False).source is Source.WHEEL  # type: ignore[union-attr]
+    assert choose(tomli, development=True).source is Source.WHEEL  # type: ignore[union-attr]
+
+
+def test_sdist_only_is_built_on_every_interpreter() -> None:
+    hg = PackageFiles.from_dict(PACKAGES["mercurial==5.8"])
+    assert choose(hg, development=False) == Choice("mercurial", "5.8", "files/mercurial-5.8.tar.gz", Source.SDIST)
+
+
+def test_compiled_without_sdist_is_unavailable_on_a_development_interpreter_with_the_reason() -> None:
+    core = PackageFiles.from_dict(PACKAGES["pydantic-core==2.50.5"])
+    assert isinstance(choose(core, development=False), Choice)
+    found = choose(core, development=True)
+    assert isinstance(found, Unavailable)
+    assert found.package == "pydantic-core"
+    assert "C ABI" in found.reason and "Rust" in found.reason
+    assert str(SiteSkipped(found.package, "x")) == "skipped: needs pydantic-core (x)"
+
+
+def test_missing_build_requirements_make_the_sdist_unavailable() -> None:
+    data = {**PACKAGES["mercurial==5.8"], "build_note": "build requirements ['setuptools'] not available: boom"}
+    assert choose(PackageFiles.from_dict(data), development=False) == Unavailable("mercurial", data["build_note"])
+    assert Kind("sdist") is Kind.SDIST
+
+
+def test_plan_reads_the_lock_and_chooses_per_interpreter(tmp_path: Path) -> None:
+    wheelhouse = read_wheelhouse(make_wheelhouse(tmp_path))
+    final = wheelhouse.plan("3.13.5", "bm_yaml")
+    development = wheelhouse.plan("3.13.0a1+", "bm_yaml")
+    assert not isinstance(final, Unavailable) and not isinstance(development, Unavailable)
+    assert final.lock.pins == ("pyyaml==6.0.1",) and len(final.lock.sha256) == 64
+    assert [c.source for c in final.choices] == [Source.WHEEL]
+    assert [c.source for c in development.choices] == [Source.SDIST]
+    assert final.digest() != development.digest()
+    assert wheelhouse.plan("3.13.0a1+", "bm_fastapi") == Unavailable("pydantic-core", choose(
+        PackageFiles.from_dict(PACKAGES["pydantic-core==2.50.5"]), development=True).reason)  # type: ignore[union-attr]  # fmt: skip
+    assert wheelhouse.requirements("bm_yaml") == ("pyyaml==6.0.1",)
+    assert wheelhouse.requirements("bm_nbody") is None
+    assert wheelhouse.pip_wheel("3.13.5").name == "pip-26.3-py3-none-any.whl"
+    assert wheelhouse.build_constraints("3.13.5") == ()
+    plan = driver_plan(development, wheelhouse.pip_wheel("3.13.0a1+"), wheelhouse.build_constraints("3.13.0a1+"))
+    assert plan["pip"] == "/wheels/benchmarks/tools/pip-23.0.1-py3-none-any.whl"
+    assert plan["constraints"] == ["setuptools==65.6.3"]
+    assert plan["sdists"] == [["pyyaml", "/wheels/benchmarks/files/PyYAML-6.0.1.tar.gz"]] and plan["wheels"] == []
+
+
+def test_a_missing_file_is_one_line_naming_the_package_and_the_fetch_command(tmp_path: Path) -> None:
+    wheelhouse = read_wheelhouse(make_wheelhouse(tmp_path, drop="PyYAML-6.0.1-cp313-cp313-manylinux_2_17_x86_64.whl"))
+    with pytest.raises(WheelMissing) as caught:
+        wheelhouse.plan("3.13.5", "bm_yaml")
+    message = str(caught.value)
+    assert caught.value.exit_code == 17 and caught.value.package == "pyyaml==6.0.1"
+    assert "\n" not in message and "bm_yaml on Python 3.13" in message
+    assert f"python3 scripts/make_benchmark_wheelhouse.py {tmp_path} --versions 3.13" in message
+    assert isinstance(wheelhouse.plan("3.13.0a1+", "bm_yaml"), object)  # the sdist is there
+
+
+def test_a_python_without_locks_and_no_wheelhouse_at_all_are_wheel_missing(tmp_path: Path) -> None:
+    wheelhouse = read_wheelhouse(make_wheelhouse(tmp_path))
+    with pytest.raises(WheelMissing, match=r"--versions 3\.14`$"):
+        wheelhouse.plan("3.14.0", "bm_yaml")
+    with pytest.raises(WheelMissing, match=r"make_benchmark_wheelhouse\.py") as caught:
+        read_wheelhouse(tmp_path / "nowhere")
+    assert "\n" not in str(caught.value)
+
+
+PIP_BUILD_FAILURE = """\
+Processing /wheels/benchmarks/files/greenlet-3.2.4.tar.gz
+  error: subprocess-exited-with-error
+
+  × Building wheel for greenlet (pyproject.toml) did not run successfully.
+  │ exit code: 1
+  ╰─> [12 lines of output]
+      running build_ext
+      src/greenlet/greenlet.cpp:18:10: fatal error: internal/pycore_frame.h: No such file or directory
+      compilation terminated.
+      error: command '/usr/bin/gcc' failed with exit code 1
+      [end of output]
+
+  note: This error originates from a subprocess, and is likely not a problem with pip.
+  ERROR: Failed building wheel for greenlet
+Failed to build greenlet
+ERROR: Failed to build installable wheels for some pyproject.toml based projects (greenlet)
+"""
+
+
+def test_failure_line_is_the_first_compiler_error_else_the_last_error_not_pips_framing() -> None:
+    assert failure_line(PIP_BUILD_FAILURE) == (
+        "src/greenlet/greenlet.cpp:18:10: fatal error: internal/pycore_frame.h: No such file or directory"
+    )
+    without_compiler = PIP_BUILD_FAILURE.replace("src/greenlet/greenlet.cpp:18:10: ", "")
+    assert failure_line(without_compiler) == "error: command '/usr/bin/gcc' failed with exit code 1"
+    assert failure_line("") == "pip gave no output"
+    assert failure_line("ModuleNotFoundError: No module named 'distutils'\n") == (
+        "ModuleNotFoundError: No module named 'distutils'"
+    )
+    assert len(failure_line("error " + "x" * 500)) == 200
+    conflict = """      ERROR: Cannot install setuptools>=77 because these package versions have conflicting dependencies.
+      The conflict is caused by:
+          The user requested setuptools>=77
+          The user requested (constraint) setuptools==65.6.3
+      ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/
+"""
+    assert failure_line(conflict) == "conflicting requirements: setuptools>=77 vs (constraint) setuptools==65.6.3"
+
+
+def test_driver_finds_top_level_modules_from_top_level_txt_and_record(tmp_path: Path) -> None:
+    (tmp_path / "PyYAML-6.0.1.dist-info").mkdir()
+    (tmp_path / "PyYAML-6.0.1.dist-info" / "top_level.txt").write_text("_yaml\nyaml\n")
+    (tmp_path / "tomli-2.0.1.dist-info").mkdir()
+    (tmp_path / "tomli-2.0.1.dist-info" / "RECORD").write_text(
+        "tomli/__init__.py,sha256=x,1\ntomli-2.0.1.dist-info/RECORD,,\nsix.py,sha256=y,2\n../../bin/x,,\n"
+    )
+    assert sitedriver.top_level_modules(str(tmp_path)) == [("PyYAML", "yaml"), ("tomli", "six"), ("tomli", "tomli")]
+
+
+def load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "make_benchmark_wheelhouse", ROOT / "scripts" / "make_benchmark_wheelhouse.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_script_reads_build_requirements_from_an_sdist(tmp_path: Path) -> None:
+    script = load_script()
+    for name, pyproject, expected in [
+        ("a-1", b'[build-system]\nrequires = ["setuptools", "Cython<3.0"]\n', ["setuptools", "Cython<3.0", "wheel"]),
+        ("b-1", None, ["setuptools>=40.8.0", "wheel", "wheel"]),
+    ]:
+        sdist = tmp_path / f"{name}.tar.gz"
+        with tarfile.open(sdist, "w:gz") as archive:
+            for member, data in [(f"{name}/setup.py", b""), (f"{name}/pyproject.toml", pyproject)]:
+                if data is not None:
+                    info = tarfile.TarInfo(member)
+                    info.size = len(data)
+                    archive.addfile(info, io.BytesIO(data))
+        assert script.sdist_build_requires(sdist) == expected
+    assert script.is_pure("six-1.16.0-py2.py3-none-any.whl") and not script.is_pure("x-1-cp313-cp313-linux.whl")
+    assert "--abi" in script.wheel_args("3.13", "x86_64") and "cp313" in script.wheel_args("3.13", "x86_64")
