@@ -52,7 +52,8 @@ class RevisionNotFound(HarnessError):
 
 
 class RevisionUnsupported(HarnessError):
-    """A revision has no --enable-pystats (older than CPython 3.11.0a4)."""
+    """A revision has no --enable-pystats (older than CPython 3.11.0a4), or only its first form
+    (main 342b93f9f2 .. efd6236d36~1: per-family specialization stats, no PyStats struct)."""
 
     exit_code = 4
 

@@ -170,8 +170,8 @@ def plan_patches(read: Reader, series: Series, requested: Requested = "auto") ->
     ok, note = _check_all(read, series.supported.probes)
     if not ok:
         raise RevisionUnsupported(
-            f"this revision has no pystats ({note}); --enable-pystats exists from "
-            "CPython 3.11.0a4 on: choose a later revision"
+            f"this revision's pystats are not supported ({note}); supported: {series.supported.label}; "
+            "choose a later revision"
         )
     selected = _selected(series, requested)
     state: dict[str, Decision] = {}

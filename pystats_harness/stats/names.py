@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pystats_harness.errors import ConfigError
+from pystats_harness.suite.canary_expect import families_from_instructions
 
 NAMES_SCHEMA = "pystats-harness/names/1"
 
@@ -131,6 +132,14 @@ def _fail_prefixes(family: str) -> tuple[str, ...]:
     return (mapped, family) if mapped != family else (family,)
 
 
+def _derived_families(doc: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Families of an interpreter without ``opcode._specializations`` (main before Mar 2022),
+    from its flat ``_specialized_instructions`` (as the canaries derive them in the container)."""
+    specialized = doc.get("specialized_instructions") or []
+    bases = [n for n in doc["opnames"] if not n.startswith("<") and n not in specialized]
+    return families_from_instructions(specialized, bases)
+
+
 @dataclass(frozen=True)
 class NameTables:
     """Everything needed to name the counters of one build."""
@@ -165,7 +174,7 @@ class NameTables:
                 "schema": NAMES_SCHEMA,
                 "python_version": doc.get("python_version", "?"),
                 "opnames": doc["opnames"],
-                "families": doc.get("families") or {},
+                "families": doc.get("families") or _derived_families(doc),
                 "spec_fail": defines.get("spec_fail", []),
                 "eval_call": defines.get("eval_call", []),
                 "extra": extra,

@@ -45,11 +45,39 @@ def opcode_names():
     for mapping in (getattr(dis, "_all_opmap", None), getattr(opcode, "_specialized_opmap", None), opcode.opmap):
         for name, num in (mapping or {}).items():
             names.setdefault(num, name)
+    if not hasattr(dis, "_all_opmap") and not hasattr(opcode, "_specialized_opmap"):
+        # main before Mar 2022: the specialized instructions take the free numbers from 1 up, in
+        # the order of opcode._specialized_instructions (as Include/opcode.h was generated).
+        free = [num for num in range(1, 256) if num not in names]
+        for num, name in zip(free, getattr(opcode, "_specialized_instructions", ())):
+            names[num] = name
     return names
 
 
+def families_from_instructions(specialized, bases):
+    """``{base: [specialized, ...]}`` derived from a flat list of specialized instruction names, for
+    interpreters older than ``opcode._specializations`` (main before 2bde6827ea, Mar 2022, whose
+    ``_specialized_instructions`` has no families), by the naming that table later made explicit:
+    ``A__B`` belongs to ``A``, ``X_ADAPTIVE`` and ``X_QUICK`` to ``X``, and any other name to the
+    longest adaptive base it starts with.  Only names of ``bases`` (the base opcodes) are bases."""
+    bases = set(bases)
+    adaptive = sorted((n[: -len("_ADAPTIVE")] for n in specialized if n.endswith("_ADAPTIVE")), key=len, reverse=True)
+    families = {}
+    for name in specialized:
+        if "__" in name:
+            base = name.split("__")[0]
+        elif name.endswith(("_ADAPTIVE", "_QUICK")):
+            base = name.rsplit("_", 1)[0]
+        else:
+            base = next((b for b in adaptive if name.startswith(b + "_")), None)
+        if base in bases:
+            families.setdefault(base, []).append(name)
+    return families
+
+
 def specializations():
-    """``{specialized name: base name}`` (``opcode._specializations``, 3.11+)."""
+    """``{specialized name: base name}`` (``opcode._specializations``, 3.11+; before it existed,
+    derived from ``opcode._specialized_instructions``)."""
     import opcode
 
     specs = getattr(opcode, "_specializations", None)
@@ -57,7 +85,8 @@ def specializations():
         try:
             from _opcode_metadata import _specializations as specs  # 3.14+
         except ImportError:
-            specs = {}
+            flat = getattr(opcode, "_specialized_instructions", ())
+            specs = families_from_instructions(flat, opcode.opmap)
     return {spec: base for base, members in specs.items() for spec in members}
 
 

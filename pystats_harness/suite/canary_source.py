@@ -39,6 +39,8 @@ _TARGET = re.compile(r"\bTARGET\((\w+)\)\s*\{")
 _SUPER = re.compile(r"\bsuper\((\w+)\)\s*=\s*([\w\s+]+);")
 _ASSERTED = re.compile(r"==\s*\(?\s*([A-Z][A-Z0-9_]*)\b")
 _READS_NEXT = re.compile(r"\bNEXTOPARG\(\)|\(\s*next_instr\+\+\s*\)\s*->\s*op\.arg")
+_MISS_BLOCK = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(\w+\)[ \t]*\\\n\s*\w+\s*##\s*_miss\s*:", re.M)
+_ATTEMPT_END = re.compile(r"\bDISPATCH\(\)|\b\w*DISPATCH\w*\(\)|\bJUMP_TO_INSTRUCTION\(|\bGO_TO_INSTRUCTION\(")
 _READS_LATER = re.compile(r"\bnext_instr\[\s*\d+\s*\]\s*\.\s*op\.arg|\b_Py_OPARG\(\s*next_instr\[\s*\d+\s*\]\s*\)")
 
 
@@ -126,29 +128,79 @@ def _miss_fact(macros, ceval, handlers, target_counts):
             "why": "DEOPT_IF jumps to miss:, but no miss: block that re-dispatches was found",
         }
     if all(re.search(r"\bGO_TO_INSTRUCTION\(|\bPREDICT_ID\(", d) for d in deopts):
-        early = sorted(
-            n
-            for n, body in handlers.items()
-            if "PREDICTED(" in body
-            and not target_counts
-            and not (0 <= body.find("INSTRUCTION_STATS(") < body.find("PREDICTED("))
-        )
-        if early:
-            return {"counted_twice": None, "why": "PREDICTED label before the count in %s" % ", ".join(early)}
         why = "DEOPT_IF goes to the base instruction's PREDICTED label, which comes after its count"
-        return {"counted_twice": False, "why": why}
+        return _predicted_fact(handlers, target_counts, why)
+    if all(re.search(r"\bgoto\s+\w+\s*##\s*_miss\b", d) for d in deopts):
+        # main until 04acfa94bb (Mar 2022): one NAME_miss: block per family, made by MISS_WITH_* macros
+        blocks = [d for text in macros for name in _MISS_BLOCK.findall(text) for d in macro_definitions(text, name)]
+        jumps = [d for text in macros for d in macro_definitions(text, "JUMP_TO_INSTRUCTION")]
+        if (
+            blocks
+            and all(re.search(r"\bJUMP_TO_INSTRUCTION\(", b) and "DISPATCH" not in b for b in blocks)
+            and jumps
+            and all(re.search(r"\bPREDICT_ID\(", j) for j in jumps)
+        ):
+            why = "DEOPT_IF goes to its family's NAME_miss: block, which jumps to the base's PREDICTED label after its count"
+            return _predicted_fact(handlers, target_counts, why)
+        return {
+            "counted_twice": None,
+            "why": "DEOPT_IF jumps to NAME_miss: blocks that do not all go to a PREDICTED label",
+        }
     return {"counted_twice": None, "why": "DEOPT_IF neither jumps to miss: nor to a PREDICTED label"}
 
 
-def _attempt_fact(macros):
+def _predicted_fact(handlers, target_counts, why):
+    early = sorted(
+        n
+        for n, body in handlers.items()
+        if "PREDICTED(" in body
+        and not target_counts
+        and not (0 <= body.find("INSTRUCTION_STATS(") < body.find("PREDICTED("))
+    )
+    if early:
+        return {"counted_twice": None, "why": "PREDICTED label before the count in %s" % ", ".join(early)}
+    return {"counted_twice": False, "why": why}
+
+
+def _attempt_fact(macros, handlers):
     names = ("DISPATCH_SAME_OPARG", "NOTRACE_DISPATCH_SAME_OPARG")  # the latter: main mid-2022
     defs = [d for text in macros for name in names for d in macro_definitions(text, name)]
     if not defs:
-        return {"counted_twice": None, "why": "no DISPATCH_SAME_OPARG macro in the recorded source"}
+        return _adaptive_redispatch_fact(macros, handlers)
     if all("DISPATCH_GOTO()" in d for d in defs):
         why = "DISPATCH_SAME_OPARG re-dispatches (DISPATCH_GOTO) to the specialized instruction, which is counted"
         return {"counted_twice": True, "why": why}
     return {"counted_twice": None, "why": "DISPATCH_SAME_OPARG does not re-dispatch with DISPATCH_GOTO"}
+
+
+def _adaptive_redispatch_fact(macros, handlers):
+    """Main before NOTRACE_DISPATCH_SAME_OPARG (until Apr 2022): an adaptive handler steps back
+    (``next_instr--``), specializes, and ``DISPATCH()``es the instruction now there."""
+    attempts = [body for body in handlers.values() if "_Py_Specialize_" in body]
+    if not attempts:
+        return {"counted_twice": None, "why": "no DISPATCH_SAME_OPARG macro in the recorded source"}
+    after = [_ATTEMPT_END.search(body[body.find("_Py_Specialize_") :]) for body in attempts]
+    dispatch = [d for text in macros for d in macro_definitions(text, "DISPATCH")]
+    if (
+        all("next_instr--" in body for body in attempts)
+        and all(m is not None and m.group(0) == "DISPATCH()" for m in after)
+        and dispatch
+        and all("DISPATCH_GOTO()" in d for d in dispatch)
+    ):
+        why = "adaptive handlers step back and DISPATCH() (DISPATCH_GOTO) to the specialized instruction, which is counted"
+        return {"counted_twice": True, "why": why}
+    return {"counted_twice": None, "why": "no DISPATCH_SAME_OPARG macro, and not every adaptive handler re-dispatches"}
+
+
+def _tier_one(ceval):
+    """``ceval`` (not yet stripped: the include names a file) up to where it redefines the dispatch macros for the tier-2 interpreter (main
+    Dec 2023 - Mar 2024: ``#undef DEOPT_IF`` after ``#include "generated_cases.c.h"``); the
+    instruction handlers are compiled with the definitions before that."""
+    include = ceval.find('#include "generated_cases.c.h"')
+    undef = re.search(r"^[ \t]*#[ \t]*undef[ \t]+DEOPT_IF\b", ceval, re.M)
+    if include >= 0 and undef is not None and undef.start() > include:
+        return ceval[: undef.start()]
+    return ceval
 
 
 def source_facts(files, opnames):
@@ -167,11 +219,11 @@ def source_facts(files, opnames):
         if name in opnames:
             components = [c.strip() for c in supers.get(name, ())]
             facts[name] = _handler_facts(body, opnames, components)
-    macros = [code.get("Python/ceval_macros.h", ""), code.get("Python/ceval.c", "")]
+    macros = [code.get("Python/ceval_macros.h", ""), strip_c(_tier_one(files.get("Python/ceval.c", "")))]
     target_counts = any("INSTRUCTION_START" in d for text in macros for d in macro_definitions(text, "TARGET"))
     return {
         "files": sorted(files),
         "handlers": facts,
         "misses": _miss_fact(macros, code.get("Python/ceval.c", ""), handlers, target_counts),
-        "attempts": _attempt_fact(macros),
+        "attempts": _attempt_fact(macros, handlers),
     }

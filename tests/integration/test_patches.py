@@ -84,8 +84,12 @@ CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")
 @pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
 @pytest.mark.parametrize(
     "rev, applied",
-    [("1583c6e326~1", ["dump-when-off", "xstats-default-off"]), ("1583c6e326", ["pythonstats-env"])],
-    ids=["last pre-fix commit", "the fix itself"],
+    [
+        ("1583c6e326~1", ["dump-when-off", "xstats-default-off"]),
+        ("1583c6e326", ["pythonstats-env"]),
+        ("9471106fd5", ["stats-api", "dump-when-off", "xstats-default-off"]),
+    ],
+    ids=["last pre-fix commit", "the fix itself", "3.11.0a4 release commit (3.11-dev patches)"],
 )
 def test_real_history_around_the_fix(harness: Harness, rev: str, applied: list[str]) -> None:
     assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0

@@ -20,7 +20,7 @@ from pystats_harness.validate.report import StepResult, StepStatus, ValidationRe
 from pystats_harness.validate.suiteconfig import load_suite
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "canaries"
-GENERATIONS = ("3.11.2", "main-1583c6e326", "main-8d46c7ed5e", "3.12.0", "3.13.5")
+GENERATIONS = ("3.11.2", "main-1583c6e326", "main-8d46c7ed5e", "3.12.0", "3.13.5", "main-9471106fd5")
 G = R.JUMP_GROUP
 
 
@@ -60,7 +60,7 @@ def test_every_canary_exact_on_real_dumps(gen: str, canary: str) -> None:
 
 
 def test_rules_per_generation_come_from_the_build() -> None:
-    t311, dev, feb, t312, t313 = (load(g) for g in GENERATIONS)
+    t311, dev, feb, t312, t313 = (load(g) for g in GENERATIONS[:5])
     # 3.11: compare-and-jump performs one of four jumps; misses re-dispatched; PRECALL skips CALL
     assert t311["groups"] == {
         G: [
@@ -106,6 +106,27 @@ def mismatches(table: dict[str, Any], gen: str) -> dict[str, list[tuple[str, int
         if wrong:
             out[canary] = wrong
     return out
+
+
+def test_rules_of_the_311_alphas_come_from_the_build() -> None:
+    """Main Jan 2022 (3.11.0a4): families derived from _specialized_instructions, misses counted
+    once (NAME_miss: blocks jump to the base's PREDICTED label), attempts twice (next_instr--;
+    DISPATCH()), list append pushes None (no POP_TOP skipped), absolute POP_JUMP_IF_* jumps."""
+    a4 = load("main-9471106fd5")
+    assert a4["families"]["JUMP_ABSOLUTE_QUICK"] == "JUMP_ABSOLUTE"
+    assert a4["families"]["LOAD_FAST__LOAD_FAST"] == "LOAD_FAST"
+    assert a4["families"]["CALL_NO_KW_LEN"] == "CALL_NO_KW"
+    assert a4["miss_double_counted"] is False and "NAME_miss:" in a4["rules"]["misses"]
+    assert a4["attempt_double_counted"] is True and "DISPATCH()" in a4["rules"]["attempts"]
+    assert a4["rules"]["CALL_NO_KW_LIST_APPEND"].startswith("not applied")
+    assert a4["groups"] == {G: ["POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"]}
+    # counted with the 3.11.2 miss rule, the polymorphic canary's misses would be subtracted twice
+    wrong = dict(a4, miss_double_counted=True)
+    low, high = dumps("main-9471106fd5", "poly")
+    assert C.compare(low, high, n_of("main-9471106fd5"), a4["canaries"]["poly"]["per_iteration"], wrong) != []
+    no_attempts = dict(a4, attempt_double_counted=False)
+    low, high = dumps("main-9471106fd5", "attrs")
+    assert C.compare(low, high, n_of("main-9471106fd5"), a4["canaries"]["attrs"]["per_iteration"], no_attempts) != []
 
 
 def test_the_issue_is_what_the_old_rules_give_on_main_dec_2022() -> None:

@@ -212,3 +212,98 @@ def test_any_jump_of_the_interpreter_tables_is_refused() -> None:
     unknown_jump = SimpleNamespace(opname="BRANCH_SOMEHOW", opcode=250)  # no JUMP in the name
     assert E._unsupported(unknown_jump, {250}) and not E._unsupported(unknown_jump, set())
     assert E.jump_opcodes() >= {op for name, op in opcode.opmap.items() if "JUMP_" in name}
+
+
+# --- families of interpreters older than opcode._specializations ---------------------------------
+
+
+def test_families_derived_from_a_flat_list_match_the_311_table() -> None:
+    """3.11.2's own families, flattened, come back unchanged (supers under their first half,
+    _ADAPTIVE and _QUICK forms under their base, others under the longest adaptive base)."""
+    import json
+
+    from pystats_harness.suite.canary_expect import families_from_instructions
+
+    table = json.loads((DATA / "3.11.2" / "table.json").read_text())["families"]
+    expected: dict[str, set[str]] = {}
+    for spec, base in table.items():
+        expected.setdefault(base, set()).add(spec)
+    got = families_from_instructions(list(table), set(table.values()))
+    assert {k: set(v) for k, v in got.items()} == expected
+
+
+def test_families_derived_for_an_early_alpha_list() -> None:
+    from pystats_harness.suite.canary_expect import families_from_instructions
+
+    flat = ["CALL_NO_KW_ADAPTIVE", "CALL_NO_KW_LEN", "PRECALL_ADAPTIVE", "PRECALL_BOUND_METHOD"]
+    flat += ["JUMP_ABSOLUTE_QUICK", "LOAD_FAST__LOAD_FAST", "NOT_A_FAMILY_X", "LOAD_ATTR_ADAPTIVE", "LOAD_ATTR_SLOT"]
+    bases = {"CALL_NO_KW", "PRECALL", "JUMP_ABSOLUTE", "LOAD_FAST", "LOAD_ATTR"}
+    assert families_from_instructions(flat, bases) == {
+        "CALL_NO_KW": ["CALL_NO_KW_ADAPTIVE", "CALL_NO_KW_LEN"],
+        "PRECALL": ["PRECALL_ADAPTIVE", "PRECALL_BOUND_METHOD"],
+        "JUMP_ABSOLUTE": ["JUMP_ABSOLUTE_QUICK"],
+        "LOAD_FAST": ["LOAD_FAST__LOAD_FAST"],
+        "LOAD_ATTR": ["LOAD_ATTR_ADAPTIVE", "LOAD_ATTR_SLOT"],
+    }
+
+
+MACROS_EARLY_ALPHA = """
+#define TARGET(op) TARGET_##op: INSTRUCTION_START(op);
+#define DISPATCH() \\
+    { \\
+        NEXTOPARG(); \\
+        DISPATCH_GOTO(); \\
+    }
+#define JUMP_TO_INSTRUCTION(op) goto PREDICT_ID(op)
+#define DEOPT_IF(cond, instname) if (cond) { goto instname ## _miss; }
+#define MISS_WITH_CACHE(opname) \\
+opname ## _miss: \\
+    { \\
+        STAT_INC(opname, miss); \\
+        JUMP_TO_INSTRUCTION(opname); \\
+    }
+        TARGET(LOAD_X) {
+            PREDICTED(LOAD_X);
+        }
+        TARGET(LOAD_X_ADAPTIVE) {
+            if (counter == 0) {
+                next_instr--;
+                if (_Py_Specialize_LoadX(owner, next_instr) < 0) {
+                    goto error;
+                }
+                DISPATCH();
+            }
+            JUMP_TO_INSTRUCTION(LOAD_X);
+        }
+"""
+
+
+def test_early_alpha_miss_blocks_and_adaptive_redispatch() -> None:
+    """Main before Mar/Apr 2022: a miss goes through its family's NAME_miss: block to the base's
+    PREDICTED label (after the count: counted once); an attempt steps back and DISPATCH()es the
+    rewritten instruction (counted twice)."""
+    facts = S.source_facts({"Python/ceval.c": MACROS_EARLY_ALPHA}, OPNAMES)
+    assert facts["misses"] == {"counted_twice": False, "why": facts["misses"]["why"]}
+    assert "NAME_miss:" in facts["misses"]["why"]
+    assert facts["attempts"]["counted_twice"] is True and "DISPATCH()" in facts["attempts"]["why"]
+    redispatching_block = MACROS_EARLY_ALPHA.replace("JUMP_TO_INSTRUCTION(opname); \\", "DISPATCH(); \\")
+    assert S.source_facts({"Python/ceval.c": redispatching_block}, OPNAMES)["misses"]["counted_twice"] is None
+    deferred_only = MACROS_EARLY_ALPHA.replace(
+        "                DISPATCH();\n", "                JUMP_TO_INSTRUCTION(LOAD_X);\n"
+    )
+    assert S.source_facts({"Python/ceval.c": deferred_only}, OPNAMES)["attempts"]["counted_twice"] is None
+
+
+def test_tier_two_redefinition_of_deopt_if_is_not_the_handlers_one() -> None:
+    """Main Dec 2023 - Mar 2024: ceval.c includes the tier-1 handlers, then `#undef DEOPT_IF` and
+    redefines it (goto deoptimize) for the tier-2 interpreter: the handlers' DEOPT_IF is the first."""
+    ceval = (
+        '#include "generated_cases.c.h"\n'
+        "#undef DEOPT_IF\n"
+        "#define DEOPT_IF(COND, INSTNAME) \\\n    if ((COND)) {                \\\n        goto deoptimize;\\\n    }\n"
+    )
+    files = {"Python/ceval_macros.h": MACROS_PREDICTED, "Python/ceval.c": ceval}
+    assert S.source_facts(files, OPNAMES)["misses"]["counted_twice"] is False
+    before = ceval.replace('#include "generated_cases.c.h"\n', "") + '#include "generated_cases.c.h"\n'
+    files["Python/ceval.c"] = before  # redefined before the handlers: the handlers use goto deoptimize
+    assert S.source_facts(files, OPNAMES)["misses"]["counted_twice"] is None

@@ -13,7 +13,7 @@ from pystats_harness.errors import ConfigError, PatchError, RevisionUnsupported
 
 TREES = Path(__file__).resolve().parents[1] / "data" / "trees"
 APPLY, PRESENT, NA, SKIP = Action.APPLY, Action.PRESENT, Action.NOT_APPLICABLE, Action.SKIPPED
-IDS = ("stats-api", "dump-when-off", "xstats-default-off", "pythonstats-env")
+IDS = ("stats-api", "dump-when-off", "xstats-default-off", "pythonstats-env", "export-specialization-stats")
 CORE = IDS[:3]
 
 
@@ -31,6 +31,10 @@ def series(tmp_path_factory: pytest.TempPathFactory) -> Series:
     return load_series(DEFAULT_SERIES_PATH, pdir)
 
 
+def without(read: Reader, missing: str) -> Reader:
+    return lambda rel: None if rel == missing else read(rel)
+
+
 def tree(name: str) -> Reader:
     root = TREES / name
     return lambda rel: (root / rel).read_text(errors="replace") if (root / rel).is_file() else None
@@ -42,17 +46,35 @@ EXPECTED: dict[str, dict[str, tuple[Action, str | None]]] = {
         "dump-when-off": (APPLY, "3.11"),
         "xstats-default-off": (APPLY, "3.11"),
         "pythonstats-env": (NA, None),
+        "export-specialization-stats": (PRESENT, None),
     },
     "py311-patched": {c: (PRESENT, None) for c in IDS},
-    "py311a7-alpha": {c: (NA, None) for c in IDS},
-    "py312-dev-pre-api": {c: (NA, None) for c in IDS},
+    "py311a7-alpha": {
+        "stats-api": (APPLY, "3.11-dev"),
+        "dump-when-off": (APPLY, "3.11-dev"),
+        "xstats-default-off": (APPLY, "3.11-dev"),
+        "pythonstats-env": (NA, None),
+        "export-specialization-stats": (APPLY, "3.11-dev"),
+    },
+    "py312-dev-pre-api": {
+        "stats-api": (APPLY, "3.12-dev-early"),
+        "dump-when-off": (APPLY, "3.11-dev"),
+        "xstats-default-off": (APPLY, "3.11-dev"),
+        "pythonstats-env": (NA, None),
+        "export-specialization-stats": (PRESENT, None),
+    },
     "py312-dev-prefix": {
         "stats-api": (PRESENT, None),
         "dump-when-off": (APPLY, "3.12-dev"),
         "xstats-default-off": (APPLY, "3.12-dev"),
         "pythonstats-env": (NA, None),
+        "export-specialization-stats": (PRESENT, None),
     },
-    "py312-postfix": {**{c: (PRESENT, None) for c in CORE}, "pythonstats-env": (APPLY, "3.12")},
+    "py312-postfix": {
+        **{c: (PRESENT, None) for c in CORE},
+        "pythonstats-env": (APPLY, "3.12"),
+        "export-specialization-stats": (PRESENT, None),
+    },
     "py313": {c: (PRESENT, None) for c in IDS},
     "py315-main": {c: (PRESENT, None) for c in IDS},
 }
@@ -73,7 +95,7 @@ def test_reasons_name_the_matching_probe(series: Series) -> None:
     plan = plan_patches(tree("py312-dev-prefix"), series)
     assert "Python/sysmodule.c matches /_stats_on/" in plan.decision("stats-api").reason
     assert "on top of stats-api" in plan.decision("dump-when-off").reason
-    na = plan_patches(tree("py312-dev-pre-api"), series).decision("dump-when-off")
+    na = plan_patches(without(tree("py311a7-alpha"), "Python/sysmodule.c"), series).decision("dump-when-off")
     assert "needs stats-api (not applicable)" in na.reason
 
 
@@ -81,13 +103,16 @@ def test_too_old_tree_is_unsupported(series: Series) -> None:
     for requested in ("auto", "none", ["stats-api"]):
         with pytest.raises(RevisionUnsupported, match="enable-pystats"):
             plan_patches(tree("py311a3-too-old"), series, requested)
+        with pytest.raises(RevisionUnsupported, match=r"specialize.c matches .*_specialization_stats.*PyStats struct"):
+            plan_patches(tree("py311a4-pre-struct"), series, requested)
     with pytest.raises(RevisionUnsupported, match=r"configure.ac missing"):
         plan_patches(lambda path: None, series)
 
 
 def test_none_applies_nothing_but_reports_presence(series: Series) -> None:
     plan = plan_patches(tree("py311-pristine"), series, "none")
-    assert {d.action for d in plan.decisions} == {SKIP}
+    assert {d.action for d in plan.decisions if d.change != "export-specialization-stats"} == {SKIP}
+    assert plan.decision("export-specialization-stats").action is PRESENT  # 3.11.2 exports it
     assert plan.patches == () and plan.patch_paths == []
     assert plan.series_digest == hashlib.sha256(b"").hexdigest()
     assert plan_patches(tree("py313"), series, "none").decision("stats-api").action is PRESENT
@@ -100,6 +125,7 @@ def test_explicit_subset_and_order(series: Series) -> None:
         ("dump-when-off", SKIP),
         ("xstats-default-off", SKIP),
         ("pythonstats-env", SKIP),
+        ("export-specialization-stats", PRESENT),
     ]
     shuffled = plan_patches(tree("py311-pristine"), series, ["xstats-default-off", "stats-api", "dump-when-off"])
     assert [p.change for p in shuffled.patches] == list(CORE)
@@ -121,7 +147,7 @@ def test_explicit_change_without_its_requirement_is_an_error(series: Series) -> 
 
 def test_explicit_not_applicable_is_an_error(series: Series) -> None:
     with pytest.raises(PatchError, match="stats-api cannot be applied"):
-        plan_patches(tree("py312-dev-pre-api"), series, ["stats-api"])
+        plan_patches(without(tree("py311a7-alpha"), "Python/sysmodule.c"), series, ["stats-api"])
 
 
 def test_unknown_change_names_the_known_ones(series: Series) -> None:
