@@ -81,7 +81,7 @@ def _one(
     suite: SuiteConfig,
     phase: Callable[[str], None],
 ) -> tuple[one.Outcome, int | None]:
-    start, loops = time.perf_counter(), request.loops.get(bench.name)
+    start, loops = time.perf_counter(), request.loops.get(bench.name) or None  # 0: did not run there
     out = staging / "benchmarks" / bench.name
     try:
         phase("requirements")
@@ -136,7 +136,8 @@ def collect(
             pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C or an error: start no further benchmark
         outcomes = [results[b.name][0] for b in request.benchmarks]
         loops = {name: n for name, (_, n) in results.items() if n is not None}
-        loops_file.write(staging / "loops.json", loops, suite_benchmarks.version)
+        not_run = [b.name for b in request.benchmarks if b.name not in loops]
+        loops_file.write(staging / "loops.json", loops, suite_benchmarks.version, not_run)
         _write_all(staging, entry, outcomes)
         run = {
             "processes": request.processes,

@@ -101,8 +101,9 @@ def test_missing_manifest_is_one_line(tmp_path: Path) -> None:
 
 def test_loops_files_round_trip_and_pyperf_results(tmp_path: Path) -> None:
     path = tmp_path / "loops.json"
-    loops_file.write(path, {"nbody": 4, "go": 2}, "1.14.0")
-    assert loops_file.read(path) == {"go": 2, "nbody": 4}
+    loops_file.write(path, {"nbody": 4, "go": 2}, "1.14.0", ["hg_startup", "go"])
+    assert loops_file.read(path) == {"go": 2, "nbody": 4, "hg_startup": 0}  # not run there: calibrate here
+    loops_file.check_covers(loops_file.read(path), ["nbody", "hg_startup"], path)
     pyperf = {
         "metadata": {"loops": 8},
         "benchmarks": [{"metadata": {"name": "nbody"}}, {"metadata": {"name": "go", "loops": 3}}],
