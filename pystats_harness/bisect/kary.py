@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from pystats_harness.bisect.judge import Judge, Outcome, Verdict, normalised
-from pystats_harness.bisect.search import BisectResult, Tested, bisect
-from pystats_harness.errors import ConfigError, EndpointsDoNotDiffer
+from pystats_harness.bisect.search import BisectResult, Tested, bisect, seed_outcomes
+from pystats_harness.errors import ConfigError
 
 MeasureMany = Callable[[Sequence[int]], Mapping[int, Outcome]]
 OnRound = Callable[[int, int, Sequence[int]], None]  # (round, remaining rounds estimate, indices) before
@@ -53,23 +53,6 @@ def _narrow(memo: Mapping[int, Outcome], judge: Judge, last: int) -> tuple[int, 
     return lo, hi
 
 
-def _seed(commits: Sequence[str], judge: Judge, known: Mapping[int, Outcome] | None) -> dict[int, Outcome]:
-    n = len(commits)
-    memo: dict[int, Outcome] = {0: Outcome.ok(judge.good_value), n - 1: Outcome.ok(judge.bad_value)}
-    for i, o in (known or {}).items():
-        if not 0 <= i < n:
-            raise ValueError(f"known outcome for index {i} outside the path of {n} commits")
-        memo[i] = normalised(o)
-    for end in (0, n - 1):
-        outcome = memo[end]
-        if not outcome.usable or judge.is_bad(outcome.number) != (end == n - 1):
-            raise EndpointsDoNotDiffer(
-                f"commit index {end} ({commits[end][:12]}) must be "
-                f"{'bad' if end else 'good'}: {outcome.reason or outcome.value}"
-            )
-    return memo
-
-
 def kary_bisect(
     commits: Sequence[str],
     measure_many: MeasureMany,
@@ -95,7 +78,7 @@ def kary_bisect(
             on_start=None if on_round is None else lambda step, left, i: on_round(step, left, [i]),
             on_step=on_done,
         )
-    memo = _seed(commits, judge, known)
+    memo = seed_outcomes(commits, judge, known)
     rounds: dict[int, int] = {}
     lo, hi = _narrow(memo, judge, len(commits) - 1)
     round_no = measured = 0

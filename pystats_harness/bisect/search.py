@@ -98,6 +98,24 @@ OnStart = Callable[[int, int, int], None]  # (step, remaining estimate, index) b
 OnStep = Callable[[int, int, int, Outcome], None]  # (step, remaining estimate, index, outcome) after
 
 
+def seed_outcomes(commits: Sequence[str], judge: Judge, known: Mapping[int, Outcome] | None) -> dict[int, Outcome]:
+    """The endpoints from the judge's values plus ``known``; the endpoints must be good and bad."""
+    n = len(commits)
+    memo: dict[int, Outcome] = {0: Outcome.ok(judge.good_value), n - 1: Outcome.ok(judge.bad_value)}
+    for i, o in (known or {}).items():
+        if not 0 <= i < n:
+            raise ValueError(f"known outcome for index {i} outside the path of {n} commits")
+        memo[i] = normalised(o)
+    for end in (0, n - 1):
+        outcome = memo[end]
+        if not outcome.usable or judge.is_bad(outcome.number) != (end == n - 1):
+            raise EndpointsDoNotDiffer(
+                f"commit index {end} ({commits[end][:12]}) must be "
+                f"{'bad' if end else 'good'}: {outcome.reason or outcome.value}"
+            )
+    return memo
+
+
 def bisect(
     commits: Sequence[str],
     measure: Callable[[int], Outcome],
@@ -116,19 +134,8 @@ def bisect(
     n = len(commits)
     if n < 2:
         raise ConfigError("a bisect needs at least two commits (good and bad)")
-    memo: dict[int, Outcome] = {0: Outcome.ok(judge.good_value), n - 1: Outcome.ok(judge.bad_value)}
-    for i, o in (known or {}).items():
-        if not 0 <= i < n:
-            raise ValueError(f"known outcome for index {i} outside the path of {n} commits")
-        memo[i] = normalised(o)
+    memo = seed_outcomes(commits, judge, known)
     steps: dict[int, int] = {}
-    for end in (0, n - 1):
-        outcome = memo[end]
-        if not outcome.usable or judge.is_bad(outcome.number) != (end == n - 1):
-            raise EndpointsDoNotDiffer(
-                f"commit index {end} ({commits[end][:12]}) must be "
-                f"{'bad' if end else 'good'}: {outcome.reason or outcome.value}"
-            )
     lo, hi = 0, n - 1
     measured = 0
     while hi - lo > 1:
