@@ -119,7 +119,7 @@ def run_bisect(
     parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops, ctx), parse_direction(direction)
     good, path = bisect_path(Mirror(ctx.settings.mirror_dir), good, bad)
     progress = progress or Progress()
-    with open_fleet(ctx.with_reporter(progress.reporter), parsed, work) as fleet:
+    with open_fleet(ctx.with_reporter(progress.reporter), parsed, [work]) as fleet:
         run = _search_with(fleet, progress, path, parsed, (good, bad), threshold, wanted)
     infos = {c.sha: ReportCommit(c.sha, c.subject, c.date) for c in path}
     report = BisectReport(run.result, parsed.expression, work.name, good, bad, infos)

@@ -32,12 +32,12 @@ WORKER_LEVEL = (EngineUnavailable, ImageError, MirrorError)
 
 @dataclass(frozen=True)
 class MeasureUnit:
-    """What one worker does for one commit (benchmarks plug in as another unit with its own function)."""
+    """What one worker does for one commit: one build, then each workload (a ``history --benchmarks`` sends
+    several; the second and later ones find the build in the worker's cache)."""
 
     commit: CommitInfo
     metric: str  # the expression; parsed again on the worker
-    workload: str  # a suite workload or pyperformance:NAME, resolved on the worker (scripts: not yet)
-    loops: int | None = None
+    workloads: tuple[tuple[str, int], ...]  # (suite workload or pyperformance:NAME, loops), resolved on the worker
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,9 @@ def _local_commit(ctx: Context, commit: CommitInfo) -> CommitInfo:
         return mirror.resolve(commit.sha)
 
 
-def measure_unit(unit: MeasureUnit) -> UnitResult | Unfit:
-    """Run on a worker: build and measure one commit; never raises for the commit's own failures."""
+def measure_unit(unit: MeasureUnit) -> tuple[UnitResult, ...] | Unfit:
+    """Run on a worker: build one commit and measure each workload (a result per workload, in order);
+    never raises for the commit's own failures."""
     name, start = worker_name(), time.perf_counter()
     why = worker_fitness()
     if why:
@@ -89,13 +90,16 @@ def measure_unit(unit: MeasureUnit) -> UnitResult | Unfit:
     try:
         ctx = Context(settings_from_environment(os.environ))
         commit = _local_commit(ctx, unit.commit)
-        measurer = Measurer(ctx, parse_metric(unit.metric), resolve_workload(unit.workload, unit.loops, ctx))
-        rec = measurer.measure(commit)
+        metric = parse_metric(unit.metric)
+        measurers = [Measurer(ctx, metric, resolve_workload(w, n, ctx)) for w, n in unit.workloads]
+        records = [m.measure(commit) for m in measurers]
     except WORKER_LEVEL as exc:
         return Unfit(name, str(exc).splitlines()[0])
     except HarnessError as exc:  # would repeat at every commit: the client reports it
         outcome = Outcome.failed(Failure.RUN_FAILED, f"on worker {name}: {str(exc).splitlines()[0]}")
         seconds = {"total": time.perf_counter() - start}
-        return UnitResult(unit.commit, outcome, Source.FAILED, False, "", name, seconds)
-    counters = dict(rec.counters)
-    return UnitResult(unit.commit, rec.outcome, rec.source, rec.built, rec.build_key, name, dict(rec.seconds), counters)
+        return tuple(UnitResult(unit.commit, outcome, Source.FAILED, False, "", name, seconds) for _ in unit.workloads)
+    return tuple(
+        UnitResult(unit.commit, r.outcome, r.source, r.built, r.build_key, name, dict(r.seconds), dict(r.counters))
+        for r in records
+    )

@@ -96,12 +96,13 @@ BISECT_RUN: dict[str, str] = {
 HISTORY: dict[str, str] = {
     "from_": "oldest commit of the range (sha, tag, branch); must be an ancestor of --to",
     "to": "newest commit of the range; the commits between are its first-parent chain",
-    "workload": "suite workload run at every commit (default nbody; see configs/suite.toml)",
+    "workload": "suite workload or pyperformance:NAME run at every commit (default nbody; see configs/suite.toml)",
+    "benchmarks": "instead of --workload: pyperformance benchmarks (as for invoke collect: nbody,richards or a group), each on the manual path at every commit, one build per commit",
     "metric": "counter name or arithmetic over counter names (as for invoke bisect); repeat for several",
     "every": "measure every N-th commit from --from (N >= 1; --to is always measured)",
     "count": "measure M commits spread evenly over the range (M >= 2, both ends included)",
     "threshold": "flag a change point where a metric moves by more than this fraction (default 0.05)",
-    "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml)",
+    "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 1 for a benchmark)",
     "out": "directory for history.json, history.md, history.png (default: <cache_dir>/history/<time>-<workload>)",
 }
 

@@ -31,8 +31,9 @@ def history(
     *,
     from_: str,
     to: str,
-    workload: str,
+    workload: str | None,
     metric: Sequence[str] | None,
+    benchmarks: str | None = None,
     every: str | None = None,
     count: str | None = None,
     threshold: str | None = None,
@@ -47,6 +48,7 @@ def history(
         start=from_,
         end=to,
         workload=workload,
+        benchmarks=benchmarks,
         metrics=list(metric or []),
         every=number("every", every, int),
         count=number("count", count, int),
@@ -56,7 +58,7 @@ def history(
     target = (
         Path(out)
         if out
-        else ctx.settings.cache_dir / "history" / f"{time.strftime('%Y%m%dT%H%M%S')}-{run.workload.label}"
+        else ctx.settings.cache_dir / "history" / f"{time.strftime('%Y%m%dT%H%M%S')}-{run.label.replace(',', '+')[:60]}"
     )
     paths = write_outputs(run, target)
     console = stdout_console()
@@ -64,11 +66,12 @@ def history(
     console.print(f"[bold]change points[/] (relative change above {run.threshold:.1%}): {len(run.changes)}")
     for line in change_lines(run):
         console.print(f"  {escape(line)}")
-    failed = [r for r in run.records if not r.outcome.usable]
-    for rec in failed:
-        console.print(f"not measured {rec.commit.short}: {escape(rec.outcome.reason)}")
+    for pos, rec in enumerate(run.records):
+        if (why := run.failure(pos)) is not None:
+            console.print(f"not measured {rec.commit.short}: {escape(why)}")
+    sent = f", {run.sent} sent to workers" if run.workers > 1 or run.sent else ""
     console.print(
-        f"{len(run.records)} commits measured, {run.builds} builds, {run.workers} at a time, {run.wall_seconds:.0f} s"
+        f"{len(run.records)} commits measured{sent}, {run.builds} builds, {run.workers} at a time, {run.wall_seconds:.0f} s"
     )
     for kind, path in paths.items():
         console.print(f"{kind:<9}{path}")

@@ -1,4 +1,5 @@
-"""Measure a metric (or several) over a first-parent range of commits, here or on the cluster."""
+"""Measure a metric (or several) over a first-parent range of commits, here or on the cluster, for one
+workload or several pyperformance benchmarks (one build per commit; a series per metric and benchmark)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,25 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pystats_harness.bisect.fleet import open_fleet
+from pystats_harness.bisect.fleet import Row, open_fleet
 from pystats_harness.bisect.measurer import Measured
 from pystats_harness.bisect.metric import Metric, parse_metric
-from pystats_harness.bisect.workload import Workload, resolve_workload
+from pystats_harness.bisect.workload import PYPERFORMANCE, Workload, resolve_workload
+from pystats_harness.collect.benchmarks import read_suite
+from pystats_harness.collect.sites import benchmark_data_dir
 from pystats_harness.errors import ConfigError, MissingCounters
-from pystats_harness.history.select import ChangePoint, change_points, pick
+from pystats_harness.history.select import ChangePoint, change_points, choose_benchmarks, pick
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo, Mirror
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of the history: a metric at one workload (named by the metric alone for one workload)."""
+
+    name: str
+    metric: Metric
+    workload: int  # index into HistoryRun.workloads
 
 
 @dataclass
@@ -22,18 +34,37 @@ class HistoryRun:
     path: list[CommitInfo]  # the whole first-parent range, oldest first
     picked: list[int]  # the indices measured
     metrics: list[Metric]
-    records: list[Measured]  # one per picked commit
-    values: dict[str, list[float | None]]  # metric expression -> value per picked commit
-    changes: list[ChangePoint]
-    workload: Workload
+    rows: list[Row]  # one per picked commit: a record per workload
+    series: list[Series]
+    values: dict[str, list[float | None]]  # series name -> value per picked commit
+    changes: list[ChangePoint]  # ChangePoint.metric is the series name
+    workloads: list[Workload]
     threshold: float
     workers: int
     builds: int
+    sent: int  # commits sent to cluster workers (the rest came from this machine's result cache)
     wall_seconds: float
 
     @property
     def commits(self) -> list[CommitInfo]:
         return [self.path[i] for i in self.picked]
+
+    @property
+    def records(self) -> list[Measured]:
+        """The first workload's record per commit (commit, worker, build)."""
+        return [row[0] for row in self.rows]
+
+    @property
+    def label(self) -> str:
+        return ",".join(short_label(w) for w in self.workloads)
+
+    def failure(self, pos: int) -> str | None:
+        """Why a commit has no value (the first workload that failed there), or None."""
+        failed = [(w, r) for w, r in zip(self.workloads, self.rows[pos], strict=True) if not r.outcome.usable]
+        if not failed:
+            return None
+        workload, rec = failed[0]
+        return rec.outcome.reason if len(self.workloads) == 1 else f"{short_label(workload)}: {rec.outcome.reason}"
 
 
 def history_path(mirror: Mirror, start: str, end: str) -> list[CommitInfo]:
@@ -62,19 +93,43 @@ def _value(metric: Metric, rec: Measured) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def history_workloads(ctx: Context, workload: str | None, benchmarks: str | None, loops: int | None) -> list[Workload]:
+    """``--workload W`` (default nbody) or ``--benchmarks SPEC`` (see :func:`choose_benchmarks`)."""
+    if workload and benchmarks:
+        raise ConfigError("give --workload or --benchmarks, not both")
+    if not benchmarks:
+        return [resolve_workload(workload or "nbody", loops, ctx)]
+    usable, left_out = choose_benchmarks(read_suite(benchmark_data_dir(ctx)), benchmarks)
+    if left_out:
+        ctx.reporter.warn(f"left out (timed code not callable directly, see invoke collect): {', '.join(left_out)}")
+    return [resolve_workload(f"{PYPERFORMANCE}{name}", loops, ctx) for name in usable]
+
+
+def short_label(workload: Workload) -> str:
+    """A workload as tables name it: ``nbody`` for pyperformance:nbody (a history's benchmarks)."""
+    return workload.label.removeprefix(PYPERFORMANCE)
+
+
+def _series(metrics: Sequence[Metric], workloads: Sequence[Workload]) -> list[Series]:
+    if len(workloads) == 1:
+        return [Series(m.expression, m, 0) for m in metrics]
+    return [Series(f"{m.expression} @ {short_label(w)}", m, i) for i, w in enumerate(workloads) for m in metrics]
+
+
 def run_history(
     ctx: Context,
     *,
     start: str,
     end: str,
-    workload: str,
     metrics: Sequence[str],
+    workload: str | None = None,
+    benchmarks: str | None = None,
     every: int | None = None,
     count: int | None = None,
     threshold: float = 0.05,
     loops: int | None = None,
 ) -> HistoryRun:
-    """Measure the picked commits (K at a time on a cluster) and flag where each metric moves."""
+    """Measure the picked commits (K at a time on a cluster) and flag where each series moves."""
     started = time.perf_counter()
     if not metrics:
         raise ConfigError("give at least one --metric")
@@ -82,13 +137,28 @@ def run_history(
         raise ConfigError(f"--threshold {threshold}: a relative change must be above 0 (e.g. 0.05 = 5%)")
     parsed = [parse_metric(m) for m in metrics]
     combined = parse_metric(" + ".join(f"({m.expression})" for m in parsed))  # measures every input once
-    work = resolve_workload(workload, loops, ctx)
+    works = history_workloads(ctx, workload, benchmarks, loops)
     path = history_path(Mirror(ctx.settings.mirror_dir), start, end)
     picked = pick(len(path), every=every, count=count)
-    with open_fleet(ctx, combined, work) as fleet:
+    with open_fleet(ctx, combined, works) as fleet:
         ctx.reporter.info(f"measuring {len(picked)} of {len(path)} commits on {fleet.where} ({fleet.width} at a time)")
-        records = fleet.measure_many([path[i] for i in picked])
-    values = {m.expression: [_value(m, r) for r in records] for m in parsed}
-    changes = [p for m in parsed for p in change_points(m.expression, values[m.expression], threshold)]
+        rows = fleet.measure_grid([path[i] for i in picked])
+    series = _series(parsed, works)
+    values = {s.name: [_value(s.metric, row[s.workload]) for row in rows] for s in series}
+    changes = [p for s in series for p in change_points(s.name, values[s.name], threshold)]
     wall = time.perf_counter() - started
-    return HistoryRun(path, picked, parsed, records, values, changes, work, threshold, fleet.width, fleet.builds, wall)
+    return HistoryRun(
+        path,
+        picked,
+        parsed,
+        rows,
+        series,
+        values,
+        changes,
+        works,
+        threshold,
+        fleet.width,
+        fleet.builds,
+        fleet.sent,
+        wall,
+    )

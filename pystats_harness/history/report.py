@@ -1,5 +1,6 @@
-"""A history's outputs: history.json, a rich table and history.md (every measured commit, each metric,
-flags where it moved), and history.png (each metric over the commits, change points marked)."""
+"""A history's outputs: history.json, a rich table and history.md (every measured commit, each series —
+a metric, or a metric at one benchmark —, flags where it moved), and history.png (a panel per metric,
+a line per workload, change points marked)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from typing import Any
 from rich.table import Table
 
 from pystats_harness.bisect.report import fmt_value
-from pystats_harness.history.driver import HistoryRun
+from pystats_harness.history.driver import HistoryRun, short_label
 from pystats_harness.history.select import ChangePoint
 
-SCHEMA = "pystats-harness/history/1"
+SCHEMA = "pystats-harness/history/2"
 
 
 def _flag(run: HistoryRun, metric: str, pos: int) -> str:
@@ -23,23 +24,33 @@ def _flag(run: HistoryRun, metric: str, pos: int) -> str:
 def to_dict(run: HistoryRun) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
-        "workload": run.workload.name,
+        "workloads": [w.name for w in run.workloads],
         "metrics": [m.expression for m in run.metrics],
+        "series": [
+            {"name": s.name, "metric": s.metric.expression, "workload": run.workloads[s.workload].name}
+            for s in run.series
+        ],
         "threshold": run.threshold,
         "range": {"from": run.path[0].sha, "to": run.path[-1].sha, "commits": len(run.path)},
-        "run": {"workers": run.workers, "builds": run.builds, "wall_seconds": round(run.wall_seconds, 2)},
+        "run": {
+            "workers": run.workers,
+            "builds": run.builds,
+            "sent_to_workers": run.sent,
+            "wall_seconds": round(run.wall_seconds, 2),
+        },
         "commits": [
             {
                 "index": index,
-                "sha": rec.commit.sha,
-                "date": rec.commit.date,
-                "subject": rec.commit.subject,
-                "values": {m.expression: run.values[m.expression][pos] for m in run.metrics},
-                "failure": None if rec.outcome.usable else rec.outcome.reason,
-                "worker": rec.worker,
-                "built": rec.built,
+                "sha": row[0].commit.sha,
+                "date": row[0].commit.date,
+                "subject": row[0].commit.subject,
+                "values": {s.name: run.values[s.name][pos] for s in run.series},
+                "failure": run.failure(pos),
+                "worker": row[0].worker,
+                "source": row[0].source.value,
+                "built": any(r.built for r in row),
             }
-            for pos, (index, rec) in enumerate(zip(run.picked, run.records, strict=True))
+            for pos, (index, row) in enumerate(zip(run.picked, run.rows, strict=True))
         ],
         "change_points": [change_to_dict(run, p) for p in run.changes],
     }
@@ -73,14 +84,14 @@ def change_lines(run: HistoryRun) -> list[str]:
 
 
 def to_rich(run: HistoryRun) -> Table:
-    table = Table(title=f"history of {run.workload.label}: {len(run.picked)} of {len(run.path)} commits")
-    for name in ("#", "commit", "subject", *(m.expression for m in run.metrics)):
+    table = Table(title=f"history of {run.label}: {len(run.picked)} of {len(run.path)} commits")
+    for name in ("#", "commit", "subject", *(s.name for s in run.series)):
         table.add_column(name, overflow="fold")
     for pos, (index, rec) in enumerate(zip(run.picked, run.records, strict=True)):
         cells = []
-        for m in run.metrics:
-            value = run.values[m.expression][pos]
-            flag = _flag(run, m.expression, pos)
+        for s in run.series:
+            value = run.values[s.name][pos]
+            flag = _flag(run, s.name, pos)
             text = "—" if value is None else fmt_value(value)
             cells.append(f"[bold red]{text}{flag}[/]" if flag else text)
         table.add_row(str(index), rec.commit.sha[:10], rec.commit.subject[:50], *cells)
@@ -88,14 +99,14 @@ def to_rich(run: HistoryRun) -> Table:
 
 
 def to_markdown(run: HistoryRun) -> str:
-    head = ["#", "commit", "subject", *(f"`{m.expression}`" for m in run.metrics)]
-    lines = [f"### pystats history of `{run.workload.label}`", "", "| " + " | ".join(head) + " |"]
+    head = ["#", "commit", "subject", *(f"`{s.name}`" for s in run.series)]
+    lines = [f"### pystats history of `{run.label}`", "", "| " + " | ".join(head) + " |"]
     lines.append("|" + "---|" * len(head))
     for pos, (index, rec) in enumerate(zip(run.picked, run.records, strict=True)):
         cells = []
-        for m in run.metrics:
-            value = run.values[m.expression][pos]
-            flag = _flag(run, m.expression, pos)
+        for s in run.series:
+            value = run.values[s.name][pos]
+            flag = _flag(run, s.name, pos)
             cells.append(("—" if value is None else fmt_value(value)) + (f" **{flag.strip()}**" if flag else ""))
         subject = rec.commit.subject[:60].replace("|", "\\|")
         lines.append(f"| {index} | `{rec.commit.sha[:10]}` | {subject} | " + " | ".join(cells) + " |")
@@ -113,11 +124,17 @@ def write_plot(run: HistoryRun, path: Path) -> Path:
     FigureCanvasAgg(fig)
     for row, metric in enumerate(run.metrics, start=1):
         ax = fig.add_subplot(len(run.metrics), 1, row)
-        points = [(i, v) for i, v in zip(run.picked, run.values[metric.expression], strict=True) if v is not None]
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", color="tab:blue", linewidth=1)
-        for change in (c for c in run.changes if c.metric == metric.expression):
-            ax.scatter([run.picked[change.after]], [change.new], color="tab:red", zorder=3, s=60)
-            ax.annotate(run.records[change.after].commit.sha[:8], (run.picked[change.after], change.new), fontsize=7)
+        for series in (s for s in run.series if s.metric == metric):
+            values = run.values[series.name]
+            points = [(i, v) for i, v in zip(run.picked, values, strict=True) if v is not None]
+            label = short_label(run.workloads[series.workload])
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", linewidth=1, label=label)
+            for change in (c for c in run.changes if c.metric == series.name):
+                ax.scatter([run.picked[change.after]], [change.new], color="tab:red", zorder=3, s=60)
+                sha = run.records[change.after].commit.sha[:8]
+                ax.annotate(sha, (run.picked[change.after], change.new), fontsize=7)
+        if len(run.workloads) > 1:
+            ax.legend(fontsize=7)
         ax.set_ylabel(metric.expression[:50], fontsize=8)
         ax.grid(True, alpha=0.3)
     fig.axes[-1].set_xlabel(f"commit index (first parent, 0 = {run.path[0].sha[:10]})")

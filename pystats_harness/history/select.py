@@ -1,4 +1,4 @@
-"""Which commits of a range a history measures, and where its metrics move (both pure)."""
+"""Which commits and benchmarks a history measures, and where its metrics move (all pure)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pystats_harness.collect.benchmarks import Suite, select
 from pystats_harness.errors import ConfigError
 
 
@@ -59,3 +60,16 @@ def change_points(metric: str, values: Sequence[float | None], threshold: float)
                 points.append(point)
         last = i
     return points
+
+
+def choose_benchmarks(suite: Suite, spec: str) -> tuple[list[str], list[str]]:
+    """``--benchmarks SPEC`` (collect's syntax: names, groups, ``-x``) -> (measured, left out): a history
+    runs each benchmark's timed function on the manual path, so benchmarks whose timed code is not a
+    callable (commands, async) are left out of a group; one named explicitly is exit 2 (at resolution)."""
+    chosen = select(suite, spec)
+    named = {item.strip() for item in spec.split(",")}
+    usable = [b.name for b in chosen if b.directly_callable or b.name in named]
+    left_out = [b.name for b in chosen if b.name not in usable]
+    if not usable:
+        raise ConfigError(f"--benchmarks {spec!r} holds no benchmark whose timed function runs directly")
+    return usable, left_out

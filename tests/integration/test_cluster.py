@@ -3,7 +3,8 @@ the one Docker engine) and a real redis-server (ccache_remote) on 127.0.0.1.
 
 * a k-ary bisect over the planted-change series (tests/integration/test_bisect.py) on 2 workers finds the
   planted commit, as the local bisect does, in fewer rounds (3 rounds against 4 binary steps);
-* a third worker without a Docker engine takes no units and the report names it;
+* a third worker without a Docker engine and a fourth whose Python cannot import the harness take no
+  units, and the report names both with their reason;
 * a worker killed in the middle of a build: the unit completes on the other worker, and the dead
   worker's half entry has no completion marker (never served).
 """
@@ -11,6 +12,7 @@ the one Docker engine) and a real redis-server (ccache_remote) on 127.0.0.1.
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -42,11 +44,20 @@ def series(harness: Harness) -> list[str]:
 @pytest.fixture(scope="module")
 def cluster(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     base = tmp_path_factory.mktemp("cluster")
-    no_engine = {"worker-3": {"DOCKER_HOST": f"unix://{base}/no-engine.sock"}}
+    # the local bisect tests measured this series on this machine, and a cluster client answers from its
+    # own result cache first: start without it, so that these tests measure on the workers
+    shutil.rmtree(harness.settings.cache_dir / "bisect" / "results", ignore_errors=True)
+    hidden = base / "no-harness"  # a real worker whose Python cannot import pystats_harness
+    hidden.mkdir()
+    (hidden / "sitecustomize.py").write_text("import sys\n\nsys.modules['pystats_harness'] = None\n")
+    unfit = {
+        "worker-3": {"DOCKER_HOST": f"unix://{base}/no-engine.sock"},
+        "worker-4": {"PYTHONPATH": str(hidden)},
+    }
     with redis_server(base) as redis:
         settings = harness.settings.with_overrides(ccache_remote=redis.url)
-        with local_cluster(settings, base, 3, worker_extra=no_engine) as local:
-            with Cluster[object, object](local.address, min_workers=3):
+        with local_cluster(settings, base, 4, worker_extra=unfit) as local:
+            with Cluster[object, object](local.address, min_workers=4):
                 pass
             yield local
     engine.reap_orphans(engine.connect())  # the killed worker's build container, if it still runs
@@ -66,9 +77,10 @@ def test_k_ary_bisect_on_two_workers(
     )
     assert report["first_bad"]["sha"] == series[PLANTED]
     assert run["workers"] == 2 and run["rounds"] < BINARY_STEPS
-    assert set(run["unfit_workers"]) == {"worker-3"} and "Docker" in run["unfit_workers"]["worker-3"]
+    assert set(run["unfit_workers"]) == {"worker-3", "worker-4"} and "Docker" in run["unfit_workers"]["worker-3"]
+    assert "pystats_harness is not importable" in run["unfit_workers"]["worker-4"]
     assert {s["worker"] for s in run["steps"]} == {"worker-1", "worker-2"}
-    assert "worker-3" in proc.stdout + proc.stderr
+    assert "worker-3" in proc.stdout + proc.stderr and "worker-4" in proc.stdout + proc.stderr
 
 
 def _building_worker(cluster: LocalCluster, deadline: float) -> str | None:
@@ -93,8 +105,9 @@ def test_a_worker_killed_mid_build_the_unit_completes_elsewhere(
 
     def run() -> None:
         try:
-            with Cluster[MeasureUnit, UnitResult](cluster.address) as client:
-                results.extend(client.run_units(measure_unit, [MeasureUnit(commit, METRIC, WORKLOAD)]))
+            with Cluster[MeasureUnit, tuple[UnitResult, ...]](cluster.address) as client:
+                (row,) = client.run_units(measure_unit, [MeasureUnit(commit, METRIC, ((WORKLOAD, 3),))])
+                results.extend(row)
         except BaseException as exc:
             errors.append(exc)
 
@@ -130,6 +143,32 @@ def test_history_on_the_cluster_flags_the_planted_change(
     assert change["metric"] == METRIC and change["from"] == series[3] and change["at"] == series[9]
     assert change["unmeasured_between"] == 5 and f"--good {series[3][:12]}" in proc.stdout
     assert (out / "history.png").stat().st_size > 10_000 and "Change points" in (out / "history.md").read_text()
+
+
+def test_history_of_two_benchmarks_then_again_from_this_machines_results(
+    harness: Harness, series: list[str], cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """``--benchmarks``: one unit per commit measures both benchmarks (one build); the same history
+    again is answered by this machine's result cache, nothing sent to a worker."""
+    args = ["--from", BASE, "--to", BRANCH, "--count", "2", "--benchmarks", "nbody,float", "--metric", METRIC]
+    docs = []
+    for run in ("first", "again"):
+        proc = harness.invoke("history", *args, "--out", str(tmp_path / run), INVOKE_PYSTATS_CLUSTER=cluster.address)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        docs.append(json.loads((tmp_path / run / "history.json").read_text()))
+    first, again = docs
+    metric = first["metrics"][0]
+    assert [s["name"] for s in first["series"]] == [f"{metric} @ nbody", f"{metric} @ float"]
+    assert [c["sha"] for c in first["commits"]] == [series[0], series[-1]]
+    assert {c["worker"] for c in first["commits"]} <= {"worker-1", "worker-2"} and first["run"]["sent_to_workers"] == 2
+    moved = {p["metric"] for p in first["change_points"]}
+    assert moved == {f"{metric} @ nbody", f"{metric} @ float"}, first["commits"]  # float additions no longer specialize
+    print(f"\nhistory of 2 benchmarks: {first['run']}; again: {again['run']}")
+    assert again["run"]["sent_to_workers"] == 0 and again["run"]["builds"] == 0
+    assert {c["source"] for c in again["commits"]} == {"result cache"} and {c["worker"] for c in again["commits"]} == {
+        ""
+    }
+    assert [c["values"] for c in again["commits"]] == [c["values"] for c in first["commits"]]
 
 
 @pytest.mark.parametrize(

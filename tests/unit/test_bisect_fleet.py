@@ -20,13 +20,13 @@ PATH = [CommitInfo(f"c{i}", f"{i:040x}", "2024-01-01T00:00:00+00:00", f"commit {
 def fleet(width: int, values: Sequence[float | None]) -> tuple[Fleet, list[list[int]]]:
     batches: list[list[int]] = []
 
-    def run(commits: Sequence[CommitInfo]) -> list[Measured]:
+    def run(commits: Sequence[CommitInfo]) -> list[tuple[Measured, ...]]:
         batches.append([int(c.sha, 16) for c in commits])
-        out = []
+        out: list[tuple[Measured, ...]] = []
         for c in commits:
             v = values[int(c.sha, 16)]
             outcome = Outcome.failed(Failure.BUILD_FAILED, "broken") if v is None else Outcome.ok(v)
-            out.append(Measured(c, outcome, Source.MEASURED, built=True, worker=f"w{len(out)}"))
+            out.append((Measured(c, outcome, Source.MEASURED, built=True, worker=f"w{len(out)}"),))
         return out
 
     return Fleet(width, run, "test"), batches

@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pystats_harness.bisect.fleet import ClientResults
+from pystats_harness.bisect.judge import Failure, Outcome
+from pystats_harness.bisect.measurer import Measured, Source
+from pystats_harness.bisect.metric import parse_metric
+from pystats_harness.bisect.remote import UnitResult
+from pystats_harness.bisect.workload import Workload
+from pystats_harness.collect.benchmarks import read_suite
+from pystats_harness.config import load_settings
 from pystats_harness.errors import ConfigError
-from pystats_harness.history.select import change_points, pick
+from pystats_harness.history.driver import HistoryRun, _series
+from pystats_harness.history.report import to_dict, to_markdown
+from pystats_harness.history.select import change_points, choose_benchmarks, pick
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import CommitInfo
 
 
 def test_every_and_count_pick_both_ends() -> None:
@@ -48,3 +61,79 @@ def test_change_points_compare_consecutive_measured_values() -> None:
     assert math.isclose(points[0].relative, 0.49 / 1.01) and points[1].relative == -1.0
     assert change_points("m", [0.0, 2.0], 0.05)[0].relative == math.inf
     assert change_points("m", [1.0, 1.04, 1.0], 0.05) == []
+
+
+def test_benchmarks_of_a_group_that_cannot_run_directly_are_left_out(data_dir: Path) -> None:
+    suite = read_suite(data_dir)
+    usable, left_out = choose_benchmarks(suite, "nbody,async_tree")
+    assert usable == ["nbody", "async_tree"] and left_out == []  # named explicitly: kept (exit 2 at resolution)
+    assert choose_benchmarks(suite, "default") == (
+        ["nbody", "pickle", "pickle_pure_python"],
+        ["python_startup", "async_tree"],
+    )
+    with pytest.raises(ConfigError, match="holds no benchmark") as info:
+        choose_benchmarks(suite, "default,-nbody,-pickle,-pickle_pure_python")
+    assert info.value.exit_code == 2
+
+
+def _rec(i: int, value: float | None, worker: str = "w1") -> Measured:
+    commit = CommitInfo(f"c{i}", f"{i:040x}", "2024-01-01T00:00:00+00:00", f"commit {i}")
+    outcome = Outcome.failed(Failure.BUILD_FAILED, "build failed here") if value is None else Outcome.ok(value)
+    return Measured(
+        commit, outcome, Source.MEASURED, built=True, worker=worker, counters={} if value is None else {"x": value}
+    )
+
+
+def _two_benchmark_run() -> HistoryRun:
+    works = [
+        Workload("pyperformance:nbody", "nbody", 1, "id-n"),
+        Workload("pyperformance:richards", "richards", 1, "id-r"),
+    ]
+    metrics = [parse_metric("x")]
+    rows = [(_rec(0, 1.0), _rec(0, 5.0)), (_rec(3, 1.0), _rec(3, 9.0)), (_rec(6, None), _rec(6, None))]
+    series = _series(metrics, works)
+    values = {s.name: [r[s.workload].outcome.value for r in rows] for s in series}
+    changes = [p for s in series for p in change_points(s.name, values[s.name], 0.05)]
+    path = [_rec(i, 0.0).commit for i in range(7)]
+    return HistoryRun(path, [0, 3, 6], metrics, rows, series, values, changes, works, 0.05, 2, 6, 3, 12.0)
+
+
+def test_a_series_per_metric_and_benchmark_with_its_own_change_points() -> None:
+    run = _two_benchmark_run()
+    assert [s.name for s in run.series] == ["x @ nbody", "x @ richards"]
+    doc = to_dict(run)
+    assert doc["workloads"] == ["pyperformance:nbody", "pyperformance:richards"] and doc["run"]["sent_to_workers"] == 3
+    assert doc["commits"][1]["values"] == {"x @ nbody": 1.0, "x @ richards": 9.0}
+    assert doc["commits"][2]["failure"] == "nbody: build failed: build failed here"
+    (change,) = doc["change_points"]
+    assert change["metric"] == "x @ richards" and change["at"] == f"{3:040x}"
+    markdown = to_markdown(run)
+    assert "`x @ nbody`" in markdown and "pystats history of `nbody,richards`" in markdown
+
+
+def test_one_workload_keeps_the_metric_as_the_series_name() -> None:
+    works = [Workload("nbody", "nbody", 3, "id")]
+    assert [s.name for s in _series([parse_metric("a/b"), parse_metric("c")], works)] == ["a / b", "c"]
+
+
+class _FixedKey(ClientResults):
+    def _key(self, commit: CommitInfo) -> str | None:
+        return "recipe"
+
+
+def test_client_results_keep_what_workers_send_and_answer_the_rerun(tmp_path: Path) -> None:
+    ctx = Context(load_settings({"cache_dir": str(tmp_path)}))
+    metric, works = parse_metric("x"), [Workload("nbody", "nbody", 3, "id-n"), Workload("go", "go", 3, "id-g")]
+    known = _FixedKey(ctx, metric, works)
+    ok, broken, flaky = _rec(1, 4.0), _rec(2, None), _rec(3, None)
+    assert known.lookup(ok.commit) is None
+    for rec, failure in ((ok, None), (broken, Failure.BUILD_FAILED), (flaky, Failure.RUN_FAILED)):
+        outcome = rec.outcome if failure is None else Outcome.failed(failure, "why")
+        result = UnitResult(rec.commit, outcome, Source.MEASURED, True, "recipe", "worker-2", {}, dict(rec.counters))
+        known.keep([result, result])
+    row = known.lookup(ok.commit)
+    assert row is not None and [r.outcome.value for r in row] == [4.0, 4.0]
+    assert {r.source for r in row} == {Source.RESULT_CACHE} and not any(r.built for r in row)
+    failed = known.lookup(broken.commit)
+    assert failed is not None and failed[0].outcome.failure is Failure.BUILD_FAILED  # the commit's own: kept
+    assert known.lookup(flaky.commit) is None  # a run failure is measured again
