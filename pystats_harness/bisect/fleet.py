@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pystats_harness.bisect.judge import Failure
 from pystats_harness.bisect.measurer import NOT_CACHED, Measured, Measurer, Source
@@ -23,7 +24,7 @@ from pystats_harness.bisect.resultcache import ResultCache
 from pystats_harness.bisect.workload import Workload
 from pystats_harness.build.plan import plan_build
 from pystats_harness.cluster.client import Cluster
-from pystats_harness.errors import ConfigError, HarnessError
+from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 
@@ -110,13 +111,8 @@ def open_fleet(ctx: Context, metric: Metric, workloads: Sequence[Workload]) -> I
     if not ctx.settings.cluster:
         yield _local(ctx, metric, workloads)
         return
-    scripts = [w.name for w in workloads if w.name.endswith(".py")]
-    if scripts:
-        raise ConfigError(
-            f"a workload script ({scripts[0]}) cannot be sent to cluster workers; "
-            "use a suite workload or pyperformance:NAME, or set pystats.cluster empty to run it here"
-        )
     named = tuple((w.name, w.loops) for w in workloads)
+    scripts = tuple((w.name, Path(w.target).read_bytes()) for w in workloads if w.name.endswith(".py"))
     known = ClientResults(ctx, metric, workloads)
     with Cluster[MeasureUnit, tuple[UnitResult, ...]](ctx.settings.cluster) as cluster:
         for worker, why in cluster.workers.unfit.items():
@@ -126,7 +122,7 @@ def open_fleet(ctx: Context, metric: Metric, workloads: Sequence[Workload]) -> I
         def remote(commits: Sequence[CommitInfo]) -> list[Row]:
             rows: dict[int, Row] = {i: row for i, c in enumerate(commits) if (row := known.lookup(c)) is not None}
             todo = [i for i in range(len(commits)) if i not in rows]
-            units = [MeasureUnit(commits[i], metric.expression, named) for i in todo]
+            units = [MeasureUnit(commits[i], metric.expression, named, scripts) for i in todo]
             fleet.sent += len(units)
             for i, results in zip(todo, cluster.run_units(measure_unit, units), strict=True):
                 known.keep(results)

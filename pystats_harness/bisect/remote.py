@@ -11,19 +11,22 @@ whether a build ran, the seconds, the worker's name. A worker without a usable e
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pystats_harness.bisect.judge import Failure, Outcome
 from pystats_harness.bisect.measurer import Measured, Measurer, Source
 from pystats_harness.bisect.metric import parse_metric
-from pystats_harness.bisect.workload import resolve_workload
+from pystats_harness.bisect.workload import Workload, resolve_workload
 from pystats_harness.cluster.client import Unfit, worker_name
 from pystats_harness.cluster.health import worker_fitness
 from pystats_harness.config import settings_from_environment
 from pystats_harness.errors import EngineUnavailable, HarnessError, ImageError, MirrorError, RevisionNotFound
 from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import write_bytes_atomic
 from pystats_harness.infra.mirror import CommitInfo, Mirror
 
 #: Errors that say the worker cannot take units at all: its units go to the other workers.
@@ -37,7 +40,8 @@ class MeasureUnit:
 
     commit: CommitInfo
     metric: str  # the expression; parsed again on the worker
-    workloads: tuple[tuple[str, int], ...]  # (suite workload or pyperformance:NAME, loops), resolved on the worker
+    workloads: tuple[tuple[str, int], ...]  # (suite workload, pyperformance:NAME or script path, loops)
+    scripts: tuple[tuple[str, bytes], ...] = ()  # (script path as given, its bytes): scripts travel with the unit
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,19 @@ def _local_commit(ctx: Context, commit: CommitInfo) -> CommitInfo:
         return mirror.resolve(commit.sha)
 
 
+def _workload(ctx: Context, name: str, loops: int, scripts: dict[str, bytes]) -> Workload:
+    """A workload on this worker; a script sent with the unit is written into the worker's cache under its
+    digest and file name (its result-cache identity is the same as on the client: name and content)."""
+    if name not in scripts:
+        return resolve_workload(name, loops, ctx)
+    data = scripts[name]
+    path = ctx.settings.cache_dir / "cluster" / "scripts" / hashlib.sha256(data).hexdigest()[:16] / Path(name).name
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(path, data)
+    return resolve_workload(str(path), loops, ctx)
+
+
 def measure_unit(unit: MeasureUnit) -> tuple[UnitResult, ...] | Unfit:
     """Run on a worker: build one commit and measure each workload (a result per workload, in order);
     never raises for the commit's own failures."""
@@ -91,7 +108,8 @@ def measure_unit(unit: MeasureUnit) -> tuple[UnitResult, ...] | Unfit:
         ctx = Context(settings_from_environment(os.environ))
         commit = _local_commit(ctx, unit.commit)
         metric = parse_metric(unit.metric)
-        measurers = [Measurer(ctx, metric, resolve_workload(w, n, ctx)) for w, n in unit.workloads]
+        scripts = dict(unit.scripts)
+        measurers = [Measurer(ctx, metric, _workload(ctx, w, n, scripts)) for w, n in unit.workloads]
         records = [m.measure(commit) for m in measurers]
     except WORKER_LEVEL as exc:
         return Unfit(name, str(exc).splitlines()[0])

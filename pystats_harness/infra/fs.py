@@ -11,15 +11,20 @@ from pathlib import Path
 from typing import Any
 
 
-def write_text_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` so that readers see the old file or the whole new one, never a part."""
+def write_bytes_atomic(path: Path, data: bytes) -> Path:
+    """Write ``data`` so that readers see the old file or the whole new one, never a part."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_bytes(data)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
     return path
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) atomically: readers see the old file or the whole new one."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def write_json_atomic(path: Path, data: Any, *, indent: int = 1, sort_keys: bool = False) -> Path:

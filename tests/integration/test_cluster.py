@@ -28,7 +28,7 @@ from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
 from tests.integration.conftest import Harness
 from tests.integration.servers import redis_server
-from tests.integration.test_bisect import BASE, BRANCH, METRIC, PLANTED, WORKLOAD, N, _history
+from tests.integration.test_bisect import BASE, BRANCH, METRIC, PLANTED, SCRIPT, WORKLOAD, N, _history
 
 pytestmark = pytest.mark.integration
 BINARY_STEPS = 4  # the local bisect of this series: 4, 6 (fails), 7, 5
@@ -169,6 +169,21 @@ def test_history_of_two_benchmarks_then_again_from_this_machines_results(
         ""
     }
     assert [c["values"] for c in again["commits"]] == [c["values"] for c in first["commits"]]
+
+
+def test_a_workload_script_travels_with_the_unit(
+    harness: Harness, series: list[str], cluster: LocalCluster, tmp_path: Path
+) -> None:
+    script = tmp_path / "float_adds.py"
+    script.write_text(SCRIPT)
+    out = tmp_path / "history"
+    args = ["--from", BASE, "--to", BRANCH, "--count", "2", "--workload", str(script), "--metric", METRIC]
+    proc = harness.invoke("history", *args, "--out", str(out), INVOKE_PYSTATS_CLUSTER=cluster.address)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    doc = json.loads((out / "history.json").read_text())
+    assert {c["worker"] for c in doc["commits"]} <= {"worker-1", "worker-2"} and doc["run"]["sent_to_workers"] == 2
+    (change,) = doc["change_points"]  # the script's float additions stop specializing at the planted commit
+    assert change["at"] == series[-1] and change["relative"] < -0.5
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,11 @@ from pystats_harness.bisect.fleet import Fleet
 from pystats_harness.bisect.judge import Failure, Outcome
 from pystats_harness.bisect.measurer import Measured, Source
 from pystats_harness.bisect.metric import parse_metric
+from pystats_harness.bisect.remote import _workload
+from pystats_harness.bisect.workload import resolve_workload
+from pystats_harness.config import load_settings
 from pystats_harness.errors import HarnessError
+from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 
 PATH = [CommitInfo(f"c{i}", f"{i:040x}", "2024-01-01T00:00:00+00:00", f"commit {i}") for i in range(41)]
@@ -50,3 +55,15 @@ def test_a_failed_good_end_stops_before_building_bad_here() -> None:
     with pytest.raises(HarnessError, match="cannot measure --good"):
         _search_with(f, Progress(), PATH, parse_metric("x"), ("good", "bad"), None, None)
     assert batches == [[0]]
+
+
+def test_a_script_sent_with_a_unit_keeps_its_result_cache_identity(tmp_path: Path) -> None:
+    script = tmp_path / "mine" / "float_adds.py"
+    script.parent.mkdir()
+    script.write_text("def run(loops):\n    return sum(1.5 for _ in range(loops))\n")
+    here = resolve_workload(str(script), 7)
+    worker = Context(load_settings({"cache_dir": str(tmp_path / "worker")}))
+    there = _workload(worker, str(script), 7, {str(script): script.read_bytes()})
+    assert there.ident == here.ident and there.loops == 7
+    assert Path(there.target).read_bytes() == script.read_bytes() and str(tmp_path / "worker") in there.target
+    assert _workload(worker, str(script), 7, {str(script): script.read_bytes()}).target == there.target  # written once
