@@ -158,7 +158,7 @@ def test_history_of_two_benchmarks_then_again_from_this_machines_results(
         docs.append(json.loads((tmp_path / run / "history.json").read_text()))
     first, again = docs
     metric = first["metrics"][0]
-    assert [s["name"] for s in first["series"]] == [f"{metric} @ nbody", f"{metric} @ float"]
+    assert [s["name"] for s in first["series"]] == [f"{metric} @ float", f"{metric} @ nbody"]  # MANIFEST order
     assert [c["sha"] for c in first["commits"]] == [series[0], series[-1]]
     assert {c["worker"] for c in first["commits"]} <= {"worker-1", "worker-2"} and first["run"]["sent_to_workers"] == 2
     moved = {p["metric"] for p in first["change_points"]}
