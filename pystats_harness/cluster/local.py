@@ -26,7 +26,8 @@ from pystats_harness.resources import PROJECT_ROOT
 START_DEADLINE = 60.0  # seconds for the scheduler to listen and every worker to register
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (for a server about to start)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -78,8 +79,9 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
-def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> bool:
-    end = time.monotonic() + START_DEADLINE
+def wait_listening(port: int, proc: subprocess.Popen[bytes], deadline: float = START_DEADLINE) -> bool:
+    """True once something listens on 127.0.0.1:``port``; False if ``proc`` ends or ``deadline`` passes."""
+    end = time.monotonic() + deadline
     while time.monotonic() < end and proc.poll() is None:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1):
@@ -95,7 +97,7 @@ def local_cluster(
 ) -> Iterator[LocalCluster]:
     """Start a scheduler and ``workers`` workers (``worker_extra``: extra environment by worker name)."""
     base_dir.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
+    port = free_port()
     dask = [sys.executable, "-m", "dask"]
     scheduler = _spawn(
         [*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
@@ -104,7 +106,7 @@ def local_cluster(
     )
     cluster = LocalCluster(f"tcp://127.0.0.1:{port}", base_dir, scheduler)
     try:
-        if not _wait_listening(port, scheduler):
+        if not wait_listening(port, scheduler):
             raise ClusterUnavailable(
                 f"the local scheduler did not start; see {base_dir / 'scheduler.log'}", address=cluster.address
             )

@@ -3,31 +3,14 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_for_port(port: int, deadline: float = 20.0) -> bool:
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return True
-        except OSError:
-            time.sleep(0.2)
-    return False
+from pystats_harness.cluster.local import free_port, wait_listening
 
 
 class Redis:
@@ -43,7 +26,7 @@ class Redis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        if not wait_for_port(self.port):
+        if not wait_listening(self.port, self.proc, deadline=20.0):
             self.stop()
             pytest.fail(f"redis-server did not listen on 127.0.0.1:{self.port} within 20 s")
 
