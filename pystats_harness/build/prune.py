@@ -3,7 +3,8 @@
 :func:`inventory` reads every entry (revision, size, created, last used, state); :func:`choose` is
 the pure policy (keep the N most recently used, drop what is older than D days, then the least
 recently used until the rest fits in SIZE); :func:`prune` removes the chosen entries that no other
-invocation uses, with their runs and reports, and the lanes of build groups no entry needs.
+invocation uses, with their runs, reports and benchmark sites, and the lanes of build groups no entry
+needs.
 """
 
 from __future__ import annotations
@@ -169,7 +170,7 @@ def _remove_entry(settings: Settings, entry: EntryInfo) -> int:
 def _runs_and_reports(settings: Settings, keys: Iterable[str], kept: set[str], now: float) -> dict[str, int]:
     gone = {k[:8] for k in keys}
     alive = {k[:8] for k in kept}
-    freed = {"runs": 0, "reports": 0}
+    freed = {"runs": 0, "reports": 0, "sites": 0}
     for run in settings.runs_dir.glob("*") if settings.runs_dir.is_dir() else ():
         owner = run.name.split("-", 2)[1][:8] if run.name.count("-") >= 2 else ""
         orphan = owner not in alive and now - run.stat().st_mtime > ORPHAN_RUN_AGE
@@ -182,6 +183,8 @@ def _runs_and_reports(settings: Settings, keys: Iterable[str], kept: set[str], n
             continue
         if key[:8] in gone:
             freed["reports"] += _remove_tree(report.parent)
+    for site in (settings.cache_dir / "sites" / key for key in keys):  # collect's installs, per build
+        freed["sites"] += _remove_tree(site) if site.is_dir() else 0
     return freed
 
 

@@ -153,10 +153,13 @@ def test_an_entry_in_use_elsewhere_is_not_pruned(tmp_path: Path) -> None:
     finally:
         done.set()
         user.join(30)
+    (settings.cache_dir / "sites" / "old" / "bm_nbody-x").mkdir(parents=True)  # collect's site of that build
+    (settings.cache_dir / "sites" / "old" / "bm_nbody-x" / "pyperf.py").write_text("x" * 5000)
     again = prune.prune(settings, prune.Policy(keep=0))  # the other invocation has ended
     assert [e.key for e in again.removed] == ["old"] and list(settings.builds_dir.iterdir()) == [
         settings.builds_dir / ".locks"
     ]
+    assert again.extra["sites"] >= 5000 and not (settings.cache_dir / "sites" / "old").exists()
 
 
 def _build_slowly(builds: str, started: multiprocessing.synchronize.Event) -> None:
