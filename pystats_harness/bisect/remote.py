@@ -12,7 +12,6 @@ whether a build ran, the seconds, the worker's name. A worker without a usable e
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,15 +21,11 @@ from pystats_harness.bisect.measurer import Measured, Measurer, Source
 from pystats_harness.bisect.metric import parse_metric
 from pystats_harness.bisect.workload import Workload, resolve_workload
 from pystats_harness.cluster.client import Unfit, worker_name
-from pystats_harness.cluster.health import worker_fitness
-from pystats_harness.config import settings_from_environment
-from pystats_harness.errors import EngineUnavailable, HarnessError, ImageError, MirrorError, RevisionNotFound
+from pystats_harness.cluster.worker import WORKER_LEVEL, local_commit, unfit_now, worker_context
+from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_bytes_atomic
-from pystats_harness.infra.mirror import CommitInfo, Mirror
-
-#: Errors that say the worker cannot take units at all: its units go to the other workers.
-WORKER_LEVEL = (EngineUnavailable, ImageError, MirrorError)
+from pystats_harness.infra.mirror import CommitInfo
 
 
 @dataclass(frozen=True)
@@ -70,20 +65,6 @@ class UnitResult:
         )
 
 
-def _local_commit(ctx: Context, commit: CommitInfo) -> CommitInfo:
-    """The commit in this worker's mirror, fetched from its ``mirror_remote`` when missing."""
-    mirror = Mirror(ctx.settings.mirror_dir)
-    if not mirror.exists():
-        ctx.reporter.info(f"creating this worker's mirror from {ctx.settings.mirror_remote}")
-        mirror.update(ctx.settings.mirror_remote)
-    try:
-        return mirror.resolve(commit.sha)
-    except RevisionNotFound:
-        ctx.reporter.info(f"fetching {commit.short} from {ctx.settings.mirror_remote}")
-        mirror.update(ctx.settings.mirror_remote)
-        return mirror.resolve(commit.sha)
-
-
 def _workload(ctx: Context, name: str, loops: int, scripts: dict[str, bytes]) -> Workload:
     """A workload on this worker; a script sent with the unit is written into the worker's cache under its
     digest and file name (its result-cache identity is the same as on the client: name and content)."""
@@ -101,12 +82,12 @@ def measure_unit(unit: MeasureUnit) -> tuple[UnitResult, ...] | Unfit:
     """Run on a worker: build one commit and measure each workload (a result per workload, in order);
     never raises for the commit's own failures."""
     name, start = worker_name(), time.perf_counter()
-    why = worker_fitness()
-    if why:
-        return Unfit(name, why)
+    unfit = unfit_now()
+    if unfit is not None:
+        return unfit
     try:
-        ctx = Context(settings_from_environment(os.environ))
-        commit = _local_commit(ctx, unit.commit)
+        ctx = worker_context()
+        commit = local_commit(ctx, unit.commit)
         metric = parse_metric(unit.metric)
         scripts = dict(unit.scripts)
         measurers = [Measurer(ctx, metric, _workload(ctx, w, n, scripts)) for w, n in unit.workloads]

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pystats_harness.build import locks
 from pystats_harness.infra.fs import read_json_cached
@@ -89,14 +89,56 @@ class CacheEntry:
 
     def stats_metadata(self, rev: str | None = None) -> dict[str, Any]:
         """What a collection of this build's dumps records about where they came from."""
-        m = self.manifest()
-        return {
-            "revision": rev or m["revision"],
-            "sha": m["sha"],
-            "python_version": m["python"].get("version"),
-            "build_key": self.key,
-            "patches": [p["id"] for p in m["patches"]],
-        }
+        return _stats_metadata(self.manifest(), self.key, rev)
+
+    def facts(self) -> BuildFacts:
+        """What the outputs of a run need to know about this build, small and picklable (for a cluster)."""
+        return BuildFacts(self.key, dict(self.manifest()), self.names())
+
+
+class BuildInfo(Protocol):
+    """What writing outputs needs of a build: a :class:`CacheEntry`, or its :class:`BuildFacts` elsewhere."""
+
+    @property
+    def key(self) -> str: ...
+
+    def manifest(self) -> dict[str, Any]: ...
+
+    def names(self) -> NameTables | None: ...
+
+    def stats_metadata(self, rev: str | None = None) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class BuildFacts:
+    """A build described without its files: key, manifest and name tables (what a cluster worker sends)."""
+
+    build_key: str
+    manifest_doc: dict[str, Any]
+    name_tables: NameTables | None
+
+    @property
+    def key(self) -> str:
+        return self.build_key
+
+    def manifest(self) -> dict[str, Any]:
+        return self.manifest_doc
+
+    def names(self) -> NameTables | None:
+        return self.name_tables
+
+    def stats_metadata(self, rev: str | None = None) -> dict[str, Any]:
+        return _stats_metadata(self.manifest_doc, self.build_key, rev)
+
+
+def _stats_metadata(manifest: dict[str, Any], key: str, rev: str | None) -> dict[str, Any]:
+    return {
+        "revision": rev or manifest["revision"],
+        "sha": manifest["sha"],
+        "python_version": manifest["python"].get("version"),
+        "build_key": key,
+        "patches": [p["id"] for p in manifest["patches"]],
+    }
 
 
 @functools.lru_cache(maxsize=16)

@@ -11,12 +11,17 @@ from pystats_harness.infra.context import Context
 
 def ensure_build(ctx: Context, rev: str, patches: str = "auto") -> CacheEntry:
     """The cached build of ``rev``, built first if needed (``--patches auto`` fails on a fingerprint mismatch)."""
+    return obtain_build(ctx, rev, patches)[0]
+
+
+def obtain_build(ctx: Context, rev: str, patches: str = "auto") -> tuple[CacheEntry, bool]:
+    """:func:`ensure_build`, and whether a build ran (False: a build-cache hit)."""
     plan = plan_build(ctx, rev, patches)
     entry = lookup(ctx.settings.builds_dir, plan.key)
-    if entry is None:
-        ctx.reporter.info(f"building {rev} ({plan.commit.short}) first")
-        entry = execute(ctx, plan, verify_strict=patches == "auto")
-    return entry
+    if entry is not None:
+        return entry, False
+    ctx.reporter.info(f"building {rev} ({plan.commit.short}) first")
+    return execute(ctx, plan, verify_strict=patches == "auto"), True
 
 
 def find_build(ctx: Context, rev: str, patches: str = "auto") -> CacheEntry:

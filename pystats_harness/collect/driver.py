@@ -15,12 +15,14 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.build.cache import BuildInfo, CacheEntry
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect import one, report, runs, sites
 from pystats_harness.collect.benchmarks import CANNOT_RUN, Benchmark, Suite
@@ -99,7 +101,7 @@ def _one(
         return one.failed(bench, exc, time.perf_counter() - start, loops), loops
 
 
-def _write_all(staging: Path, entry: CacheEntry, outcomes: Sequence[one.Outcome]) -> None:
+def _write_all(staging: Path, entry: BuildInfo, outcomes: Sequence[one.Outcome]) -> None:
     parts = [load(p) for o in outcomes if (p := staging / "benchmarks" / o.name / "collection.json").is_file()]
     (staging / "all").mkdir(exist_ok=True)
     if parts:
@@ -108,6 +110,69 @@ def _write_all(staging: Path, entry: CacheEntry, outcomes: Sequence[one.Outcome]
         write_text_atomic(staging / "all" / "summary.md", summary.to_markdown(total))
         dumps = sorted(staging.glob("benchmarks/*/dumps/*"))
         one.export(entry, dumps, {"benchmark": "all"}, staging / "all" / "summarize.json")
+
+
+Results = Mapping[str, tuple[one.Outcome, int | None]]  # benchmark -> its outcome and the loops it ran
+
+
+@contextmanager
+def staged(out: Path) -> Iterator[Path]:
+    """``<out>.partial-<pid>`` with an empty ``benchmarks/``; always removed (published by :func:`finish`)."""
+    staging = out.with_name(f"{out.name}.partial-{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "benchmarks").mkdir(parents=True)
+    try:
+        yield staging
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def run_benchmarks(
+    ctx: Context,
+    entry: CacheEntry,
+    request: Request,
+    staging: Path,
+    suite: SuiteConfig,
+    *,
+    started: Started,
+    finished: Finished,
+) -> dict[str, tuple[one.Outcome, int | None]]:
+    """Every requested benchmark into ``staging/benchmarks/<name>/``, ``jobs`` at a time."""
+    pool = ThreadPoolExecutor(max_workers=request.jobs)
+    try:
+        futures = {
+            b.name: pool.submit(_job, ctx, entry, b, request, staging, suite, started, finished)
+            for b in request.benchmarks
+        }
+        return {name: f.result() for name, f in futures.items()}
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C or an error: start no further benchmark
+
+
+def finish(
+    staging: Path,
+    entry: BuildInfo,
+    suite_benchmarks: Suite,
+    request: Request,
+    results: Results,
+    extra_run: Mapping[str, Any] | None = None,
+) -> list[one.Outcome]:
+    """The whole-run files (loops.json, all/, report.json, trust.md), then ``staging`` published as
+    ``request.out``; the outcomes in the order of the request. ``extra_run``: more run metadata."""
+    outcomes = [results[b.name][0] for b in request.benchmarks]
+    loops = {name: n for name, (_, n) in results.items() if n is not None}
+    not_run = [b.name for b in request.benchmarks if b.name not in loops]
+    loops_file.write(staging / "loops.json", loops, suite_benchmarks.version, not_run)
+    _write_all(staging, entry, outcomes)
+    run = {
+        "processes": request.processes,
+        "jobs": request.jobs,
+        "benchmarks_selected": [b.name for b in request.benchmarks],
+        **(extra_run or {}),
+    }
+    report.write(staging, entry, suite_benchmarks, run, outcomes)
+    _publish(staging, request.out)
+    return outcomes
 
 
 def collect(
@@ -121,34 +186,9 @@ def collect(
     finished: Finished,
 ) -> list[one.Outcome]:
     """Run every requested benchmark; returns the outcomes (in MANIFEST order) once the output is in place."""
-    staging = request.out.with_name(f"{request.out.name}.partial-{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "benchmarks").mkdir(parents=True)
-    try:
-        pool = ThreadPoolExecutor(max_workers=request.jobs)
-        try:
-            futures = {
-                b.name: pool.submit(_job, ctx, entry, b, request, staging, suite, started, finished)
-                for b in request.benchmarks
-            }
-            results = {name: f.result() for name, f in futures.items()}
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C or an error: start no further benchmark
-        outcomes = [results[b.name][0] for b in request.benchmarks]
-        loops = {name: n for name, (_, n) in results.items() if n is not None}
-        not_run = [b.name for b in request.benchmarks if b.name not in loops]
-        loops_file.write(staging / "loops.json", loops, suite_benchmarks.version, not_run)
-        _write_all(staging, entry, outcomes)
-        run = {
-            "processes": request.processes,
-            "jobs": request.jobs,
-            "benchmarks_selected": [b.name for b in request.benchmarks],
-        }
-        report.write(staging, entry, suite_benchmarks, run, outcomes)
-        _publish(staging, request.out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return outcomes
+    with staged(request.out) as staging:
+        results = run_benchmarks(ctx, entry, request, staging, suite, started=started, finished=finished)
+        return finish(staging, entry, suite_benchmarks, request, results)
 
 
 def _job(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.build.cache import BuildInfo, CacheEntry
 from pystats_harness.collect import runs, trust
 from pystats_harness.collect.benchmarks import Benchmark
 from pystats_harness.collect.runs import BenchmarkRunFailed, BenchRun, Place
@@ -148,7 +148,7 @@ def measure(
     )
 
 
-def export(entry: CacheEntry, dumps: Sequence[Path], origin: Mapping[str, Any], path: Path) -> None:
+def export(entry: BuildInfo, dumps: Sequence[Path], origin: Mapping[str, Any], path: Path) -> None:
     """The summarize_stats-compatible JSON of ``dumps`` (named from the build's own tables)."""
     names = entry.names()
     if names is not None and dumps:

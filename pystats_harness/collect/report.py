@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.table import Table
 
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.build.cache import BuildInfo
 from pystats_harness.collect.benchmarks import Suite
 from pystats_harness.collect.errors import CollectFailed, CollectUntrusted
 from pystats_harness.collect.one import Outcome
@@ -84,7 +84,7 @@ def to_markdown(outcomes: Sequence[Outcome], meta: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(staging: Path, entry: CacheEntry, suite: Suite, run: Mapping[str, Any], outcomes: Sequence[Outcome]) -> None:
+def write(staging: Path, entry: BuildInfo, suite: Suite, run: Mapping[str, Any], outcomes: Sequence[Outcome]) -> None:
     """``run``: how the collect ran (processes, jobs, the benchmarks selected), recorded as metadata."""
     meta = {**entry.stats_metadata(), "pyperformance": suite.version, **run}
     meta.setdefault("python_version", entry.manifest().get("python", {}).get("version", "?"))

@@ -1,0 +1,79 @@
+"""What every unit of work needs on its worker: the worker's own context (settings from its environment:
+its cache, engine, image, ``mirror_remote``), the fitness check, the commit fetched into its own mirror,
+and a harness error turned into data the client can report (class, exit code, message, log tail).
+
+Units never raise for the commit's own reasons (a build that fails, a fingerprint that differs): they
+return :class:`RemoteFailure`, and the client exits with that error's code. Errors that say the worker
+cannot take units at all (:data:`WORKER_LEVEL`) become :class:`~pystats_harness.cluster.client.Unfit`,
+and the unit goes to another worker.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from pystats_harness.build.cache import CacheEntry
+from pystats_harness.build.ensure import obtain_build
+from pystats_harness.cluster.client import Unfit, worker_name
+from pystats_harness.cluster.health import worker_fitness
+from pystats_harness.config import settings_from_environment
+from pystats_harness.errors import (
+    BuildFailed,
+    EngineUnavailable,
+    HarnessError,
+    ImageError,
+    MirrorError,
+    RevisionNotFound,
+)
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import CommitInfo, Mirror
+
+#: Errors that say the worker cannot take units at all: its units go to the other workers.
+WORKER_LEVEL = (EngineUnavailable, ImageError, MirrorError)
+
+
+@dataclass(frozen=True)
+class RemoteFailure:
+    """A harness error raised on a worker, as data: the client exits with ``exit_code``."""
+
+    kind: str  # the error's class name, e.g. "FingerprintFailed"
+    exit_code: int
+    message: str
+    worker: str
+    log_tail: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, exc: HarnessError, worker: str) -> RemoteFailure:
+        tail = tuple(exc.log_tail) if isinstance(exc, BuildFailed) else ()
+        return cls(type(exc).__name__, exc.exit_code, str(exc), worker, tail)
+
+
+def unfit_now() -> Unfit | None:
+    """:class:`Unfit` when this worker cannot build and run (no engine, no builder image)."""
+    why = worker_fitness()
+    return Unfit(worker_name(), why) if why else None
+
+
+def worker_context() -> Context:
+    """The worker's own context: its settings from its environment (``INVOKE_PYSTATS_*``)."""
+    return Context(settings_from_environment(os.environ))
+
+
+def local_commit(ctx: Context, commit: CommitInfo) -> CommitInfo:
+    """The commit in this worker's mirror, fetched from its ``mirror_remote`` when missing."""
+    mirror = Mirror(ctx.settings.mirror_dir)
+    if not mirror.exists():
+        ctx.reporter.info(f"creating this worker's mirror from {ctx.settings.mirror_remote}")
+        mirror.update(ctx.settings.mirror_remote)
+    try:
+        return mirror.resolve(commit.sha)
+    except RevisionNotFound:
+        ctx.reporter.info(f"fetching {commit.short} from {ctx.settings.mirror_remote}")
+        mirror.update(ctx.settings.mirror_remote)
+        return mirror.resolve(commit.sha)
+
+
+def build_commit(ctx: Context, commit: CommitInfo, patches: str) -> tuple[CacheEntry, bool]:
+    """The worker's build of ``commit`` (fetched first if needed) and whether a build ran."""
+    return obtain_build(ctx, local_commit(ctx, commit).sha, patches)
