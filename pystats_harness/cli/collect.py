@@ -12,11 +12,12 @@ from pystats_harness.build.ensure import ensure_build
 from pystats_harness.collect import driver, one
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect import report as collect_report
-from pystats_harness.collect.benchmarks import read_suite, select
+from pystats_harness.collect.benchmarks import Suite, read_suite, select
 from pystats_harness.collect.sites import benchmark_data_dir
 from pystats_harness.collect.trust import Verdict
 from pystats_harness.console import stdout_console
 from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import Mirror
 from pystats_harness.validate.suiteconfig import load_suite
 
 
@@ -45,8 +46,44 @@ def run_collect(
     stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{rev.replace('/', '_')}"
     out_dir = Path(out).resolve() if out else ctx.settings.cache_dir / "collect" / stamp
     driver.check_request(chosen, jobs, processes, out_dir)
-    entry = ensure_build(ctx, rev, patches)
     request = driver.Request(chosen, jobs, processes, fixed, out_dir, manual)
+    if ctx.settings.cluster:
+        outcomes = _on_cluster(ctx, rev, patches, suite_benchmarks, request)
+    else:
+        outcomes = _here(ctx, rev, patches, suite_benchmarks, request)
+    console = stdout_console()
+    console.print(collect_report.to_rich(outcomes, f"pystats over pyperformance {suite_benchmarks.version}: {rev}"))
+    console.print(collect_report.headline(outcomes))
+    console.print(f"output: {out_dir} (report.json, trust.md, loops.json, benchmarks/<name>/)")
+    return outcomes
+
+
+def _line(outcome: one.Outcome, worker: str = "") -> str:
+    """The progress line of a finished benchmark (``on worker-2`` when a cluster worker measured it)."""
+    detail = "" if outcome.verdict is Verdict.TRUSTED else f": {collect_report.detail(outcome)}"
+    where = f" on {worker}" if worker else ""
+    return f"{outcome.name}: {outcome.verdict.value} ({outcome.seconds:.0f} s){where}{detail}"
+
+
+def _on_cluster(
+    ctx: Context, rev: str, patches: str, suite_benchmarks: Suite, request: driver.Request
+) -> list[one.Outcome]:
+    from pystats_harness.cluster.collect_client import collect_on_cluster
+
+    commit = Mirror(ctx.settings.mirror_dir).resolve(rev)
+    with _progress(ctx) as progress:
+        overall = progress.add_task(f"collecting {rev} on {ctx.settings.cluster}", total=len(request.benchmarks))
+
+        def finished(outcome: one.Outcome, worker: str) -> None:
+            progress.advance(overall)
+            ctx.reporter.console.print(_line(outcome, worker), markup=False)
+
+        return collect_on_cluster(ctx, commit, patches, suite_benchmarks, request, finished)
+
+
+def _here(ctx: Context, rev: str, patches: str, suite_benchmarks: Suite, request: driver.Request) -> list[one.Outcome]:
+    entry = ensure_build(ctx, rev, patches)
+    chosen = request.benchmarks
     with _progress(ctx) as progress:
         overall = progress.add_task(f"collecting {rev}", total=len(chosen))
 
@@ -64,19 +101,9 @@ def run_collect(
                 if task.description.startswith(f"  {outcome.name}:") or task.description == f"  {outcome.name}":
                     progress.remove_task(task.id)
             progress.advance(overall)
-            detail = "" if outcome.verdict is Verdict.TRUSTED else f": {collect_report.detail(outcome)}"
-            ctx.reporter.console.print(
-                f"{outcome.name}: {outcome.verdict.value} ({outcome.seconds:.0f} s){detail}", markup=False
-            )
+            ctx.reporter.console.print(_line(outcome), markup=False)
 
-        outcomes = driver.collect(
-            ctx, entry, suite_benchmarks, request, load_suite(), started=started, finished=finished
-        )
-    console = stdout_console()
-    console.print(collect_report.to_rich(outcomes, f"pystats over pyperformance {suite_benchmarks.version}: {rev}"))
-    console.print(collect_report.headline(outcomes))
-    console.print(f"output: {out_dir} (report.json, trust.md, loops.json, benchmarks/<name>/)")
-    return outcomes
+        return driver.collect(ctx, entry, suite_benchmarks, request, load_suite(), started=started, finished=finished)
 
 
 def raise_for(outcomes: list[one.Outcome]) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.markup import escape
 
+from pystats_harness.cluster.errors import UnitFailed
 from pystats_harness.config import DEFAULTS, load_settings
 from pystats_harness.console import Reporter
 from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Interrupted
@@ -31,7 +32,7 @@ def error_exit(exc: BaseException) -> tuple[str, int] | None:
         exc = Interrupted("interrupted")
     if not isinstance(exc, HarnessError):
         return None
-    if isinstance(exc, BuildFailed):
+    if isinstance(exc, BuildFailed | UnitFailed) and exc.log_tail:  # a build's, here or on a cluster worker
         Reporter().console.print(escape("\n".join(exc.log_tail)))
     return f"error: {exc}", exc.exit_code
 

@@ -10,6 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from pystats_harness.build.ensure import ensure_build
 from pystats_harness.console import stdout_console
 from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import Mirror
 from pystats_harness.validate import report as validate_report
 from pystats_harness.validate.driver import (
     build_for_validation,
@@ -33,26 +34,45 @@ def run_validate(
     settings = ctx.settings
     suite = load_suite()
     chosen = choose_workloads(suite, workloads)
-    entry = build_for_validation(ctx, rev, patches)
-    with _progress(ctx) as progress:
-        task = progress.add_task(f"validating {rev}", total=count_jobs(chosen, suite))
-        report = validate(
-            ctx,
-            entry,
-            chosen,
-            suite,
-            jobs=jobs,
-            tick=lambda: progress.advance(task),
-            leak=leak,
-            baselines_root=settings.baselines_dir,
-        )
+    where = ""
+    if settings.cluster:
+        report, where = _on_cluster(ctx, rev, patches, chosen, jobs)
+    else:
+        entry = build_for_validation(ctx, rev, patches)
+        with _progress(ctx) as progress:
+            task = progress.add_task(f"validating {rev}", total=count_jobs(chosen, suite))
+            report = validate(
+                ctx,
+                entry,
+                chosen,
+                suite,
+                jobs=jobs,
+                tick=lambda: progress.advance(task),
+                leak=leak,
+                baselines_root=settings.baselines_dir,
+            )
     stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{rev.replace('/', '_')}"
     out_dir = Path(out) if out else settings.cache_dir / "validate" / stamp
     paths = validate_report.write_all(report, out_dir)
     console = stdout_console()
     console.print(validate_report.to_rich(report))
+    if where:
+        console.print(where)
     console.print(f"report: {paths['json']}  {paths['markdown']}  {paths['plot']}")
     return report
+
+
+def _on_cluster(
+    ctx: Context, rev: str, patches: str, chosen: dict[str, int], jobs: int
+) -> tuple[ValidationReport, str]:
+    """The report of a validation on a worker of ``pystats.cluster``, and the line naming the worker."""
+    from pystats_harness.cluster.validate_unit import validate_on_cluster
+
+    commit = Mirror(ctx.settings.mirror_dir).resolve(rev)
+    report, result = validate_on_cluster(ctx, commit, patches, chosen, jobs)
+    how = "built there" if result.built else "a build-cache hit there"
+    took = " + ".join(f"{k} {v:.0f} s" for k, v in result.seconds.items())
+    return report, f"validated on {result.worker} ({how}; {took})"
 
 
 def run_baseline(ctx: Context, rev: str, patches: str, *, workloads: str | None, jobs: int) -> list[Path]:

@@ -130,11 +130,26 @@ class Cluster(Generic[U, R]):
     def run_units(
         self, fn: Callable[[U], R | Unfit], units: Sequence[U], on_done: Callable[[int, R], None] | None = None
     ) -> list[R]:
-        """Carry out every unit on the workers, as they free up; results in the order of ``units``."""
-        from distributed import as_completed
-
+        """Carry out every unit on the workers, as they free up; results in the order of ``units``.
+        ``on_done(index, result)`` is called as each unit completes."""
         label = getattr(fn, "__name__", "unit")
         pending = {self._submit(fn, unit, label): i for i, unit in enumerate(units)}
+        try:
+            return self._gather(fn, units, pending, label, on_done)
+        except BaseException:  # Ctrl-C or a failure: no unit goes on for nothing
+            self._client.cancel(list(pending))
+            raise
+
+    def _gather(
+        self,
+        fn: Callable[[U], R | Unfit],
+        units: Sequence[U],
+        pending: dict[Any, int],
+        label: str,
+        on_done: Callable[[int, R], None] | None,
+    ) -> list[R]:
+        from distributed import as_completed
+
         results: dict[int, R] = {}
         queue = as_completed(list(pending), loop=self._client.loop)
         for future in queue:

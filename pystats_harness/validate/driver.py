@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pystats_harness.build.cache import CacheEntry
-from pystats_harness.build.ensure import ensure_build
+from pystats_harness.build.ensure import obtain_build
 from pystats_harness.errors import ConfigError, FingerprintFailed, RunFailed, VerificationFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.resources import BASELINES_DIR
@@ -54,8 +54,13 @@ def choose_workloads(suite: SuiteConfig, selection: str | None) -> dict[str, int
 
 def build_for_validation(ctx: Context, rev: str, patches: str) -> CacheEntry:
     """The build to validate; a build that fails its fingerprint fails the validation's first step."""
+    return obtain_build_for_validation(ctx, rev, patches)[0]
+
+
+def obtain_build_for_validation(ctx: Context, rev: str, patches: str) -> tuple[CacheEntry, bool]:
+    """:func:`build_for_validation`, and whether a build ran (False: a build-cache hit)."""
     try:
-        return ensure_build(ctx, rev, patches)
+        return obtain_build(ctx, rev, patches)
     except VerificationFailed as exc:
         raise FingerprintFailed(f"validation failed at fingerprint: {exc}") from None
 

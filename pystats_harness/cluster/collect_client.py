@@ -1,0 +1,102 @@
+"""`invoke collect` on a Dask cluster, the client's side: chunk the chosen benchmarks (two chunks per
+worker that takes units, so a fast worker takes more), send one unit per chunk, write each benchmark's
+files into the staging directory as its chunk comes back, then the whole-run files and the publish,
+exactly as a local collect does (``<out>.partial-<pid>``, renamed when complete; nothing on Ctrl-C).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pystats_harness.cluster.client import Cluster
+from pystats_harness.cluster.collect_unit import (
+    CollectResult,
+    CollectUnit,
+    chunk,
+    collect_unit,
+    write_files,
+)
+from pystats_harness.cluster.validate_unit import raise_failure, warn_unfit
+from pystats_harness.collect import driver, one
+from pystats_harness.collect.benchmarks import Suite
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import CommitInfo
+
+Finished = Callable[[one.Outcome, str], None]  # a benchmark's outcome and the worker that measured it
+
+
+def units_for(
+    commit: CommitInfo, patches: str, version: str, request: driver.Request, workers: int
+) -> list[CollectUnit]:
+    """One unit per chunk of the request's benchmarks, each with the fixed loops of its benchmarks."""
+    names = [b.name for b in request.benchmarks]
+    return [
+        CollectUnit(
+            commit,
+            patches,
+            version,
+            part,
+            request.jobs,
+            request.processes,
+            {n: request.loops[n] for n in part if n in request.loops},
+            request.manual,
+        )
+        for part in chunk(names, workers)
+    ]
+
+
+def run_metadata(address: str, results: Sequence[CollectResult]) -> dict[str, Any]:
+    """What report.json's metadata says about the cluster: who measured each benchmark, each unit."""
+    return {
+        "cluster": address,
+        "measured_by": {b.outcome.name: r.worker for r in results for b in r.benchmarks},
+        "units": [
+            {
+                "worker": r.worker,
+                "benchmarks": [b.outcome.name for b in r.benchmarks],
+                "built": r.built,
+                "build_key": r.build.key if r.build else "",
+                "seconds": {k: round(v, 1) for k, v in r.seconds.items()},
+            }
+            for r in results
+        ],
+    }
+
+
+def assemble(
+    staging: Path, result: CollectResult, results: dict[str, tuple[one.Outcome, int | None]], finished: Finished
+) -> None:
+    """One unit's benchmarks into ``staging/benchmarks/<name>/`` and ``results``; a failed unit raises
+    the worker's error (with its local exit code)."""
+    if result.failure is not None:
+        raise_failure(result.failure)
+    for bench in result.benchmarks:
+        write_files(staging / "benchmarks" / bench.outcome.name, bench.files)
+        results[bench.outcome.name] = (bench.outcome, bench.loops)
+        finished(bench.outcome, result.worker)
+
+
+def collect_on_cluster(
+    ctx: Context,
+    commit: CommitInfo,
+    patches: str,
+    suite_benchmarks: Suite,
+    request: driver.Request,
+    finished: Finished,
+) -> list[one.Outcome]:
+    """Collect on the workers of ``ctx.settings.cluster``; the outcomes once the output is in place."""
+    address = ctx.settings.cluster
+    with Cluster[CollectUnit, CollectResult](address) as cluster, driver.staged(request.out) as staging:
+        warn_unfit(ctx, cluster.workers.unfit, set())
+        named = set(cluster.workers.unfit)
+        units = units_for(commit, patches, suite_benchmarks.version, request, cluster.size)
+        ctx.reporter.info(
+            f"collecting {commit.rev} ({commit.short}) on {cluster.size} workers of {address}: {len(units)} units"
+        )
+        results: dict[str, tuple[one.Outcome, int | None]] = {}
+        done = cluster.run_units(collect_unit, units, lambda _, r: assemble(staging, r, results, finished))
+        warn_unfit(ctx, cluster.workers.unfit, named)
+        build = next(r.build for r in done if r.build is not None)
+        return driver.finish(staging, build, suite_benchmarks, request, results, run_metadata(address, done))
