@@ -6,12 +6,15 @@ the one Docker engine) and a real redis-server (ccache_remote) on 127.0.0.1.
 * a third worker without a Docker engine and a fourth whose Python cannot import the harness take no
   units, and the report names both with their reason;
 * a worker killed in the middle of a build: the unit completes on the other worker, and the dead
-  worker's half entry has no completion marker (never served).
+  worker's half entry has no completion marker (never served);
+* `invoke validate` and `invoke collect` with ``pystats.cluster`` set run on the workers (a commit of the
+  series the history test built before, so mostly build-cache hits) and write their outputs here.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 import time
@@ -184,6 +187,51 @@ def test_a_workload_script_travels_with_the_unit(
     assert {c["worker"] for c in doc["commits"]} <= {"worker-1", "worker-2"} and doc["run"]["sent_to_workers"] == 2
     (change,) = doc["change_points"]  # the script's float additions stop specializing at the planted commit
     assert change["at"] == series[-1] and change["relative"] < -0.5
+
+
+#: A commit of the series before the planted change (its stats are 3.13.5's: the baselines hold) that the
+#: history test above built on a worker.
+VALIDATED = 3
+FAST = "nbody,logging,python_startup"  # as in test_collect.py: two trusted, one bench_command (unreliable)
+
+
+def test_validate_on_the_cluster(harness: Harness, series: list[str], cluster: LocalCluster, tmp_path: Path) -> None:
+    out, start = tmp_path / "validate", time.monotonic()
+    args = ["--rev", series[VALIDATED], "--workloads", "nbody", "--out", str(out)]
+    proc = harness.invoke("validate", *args, INVOKE_PYSTATS_CLUSTER=cluster.address)
+    text = proc.stdout + proc.stderr
+    print(f"\nvalidate on the cluster: {time.monotonic() - start:.0f} s")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    report = json.loads((out / "validation.json").read_text())
+    assert report["metadata"]["sha"] == series[VALIDATED]
+    assert [s["status"] for s in report["steps"]] == ["pass"] * 5
+    assert (out / "validation.md").is_file() and (out / "deviation.png").is_file()
+    assert re.search(r"validated on worker-[12] \(", proc.stdout), proc.stdout[-2000:]
+    assert "cluster worker worker-3 takes no units" in text
+
+
+def test_collect_on_the_cluster(harness: Harness, series: list[str], cluster: LocalCluster, tmp_path: Path) -> None:
+    out, start = tmp_path / "collect", time.monotonic()
+    args = ["--rev", series[VALIDATED], "--benchmarks", FAST, "--out", str(out)]
+    proc = harness.invoke("collect", *args, INVOKE_PYSTATS_CLUSTER=cluster.address)
+    print(f"\ncollect on the cluster: {time.monotonic() - start:.0f} s")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    report = json.loads((out / "report.json").read_text())
+    verdicts = {b["name"]: b["verdict"] for b in report["benchmarks"]}
+    assert verdicts == {"nbody": "trusted", "logging": "trusted", "python_startup": "unreliable"}
+    meta = report["metadata"]
+    assert meta["sha"] == series[VALIDATED] and meta["cluster"] == cluster.address
+    assert set(meta["measured_by"]) == set(verdicts) and set(meta["measured_by"].values()) <= {"worker-1", "worker-2"}
+    assert len(meta["units"]) == 3  # two chunks per worker, at most one benchmark each
+    for name, worker in meta["measured_by"].items():
+        assert f"{name}: {verdicts[name]} (" in proc.stdout and f" on {worker}" in proc.stdout
+    for path in ("loops.json", "trust.md", "all/collection.json", "all/summarize.json"):
+        assert (out / path).is_file(), path
+    assert all((out / "benchmarks" / name / "collection.json").is_file() for name in verdicts)
+    assert len(list((out / "benchmarks" / "nbody" / "dumps").iterdir())) == 2  # as a local collect keeps
+    assert set(json.loads((out / "loops.json").read_text())["loops"]) == set(verdicts)
+    assert not list(out.parent.glob("*.partial-*"))
+    assert "cluster worker worker-3 takes no units" in proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,154 @@
+"""validate and collect on a cluster without an engine: chunking, the units' loops, failures carried as
+data with their local exit codes, results assembled into the same output files as a local collect."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pystats_harness.build.cache import CacheEntry
+from pystats_harness.cli.common import error_exit
+from pystats_harness.cluster.collect_client import assemble, run_metadata, units_for
+from pystats_harness.cluster.collect_unit import BenchmarkResult, CollectResult, chunk, read_files, write_files
+from pystats_harness.cluster.errors import UnitFailed
+from pystats_harness.cluster.validate_unit import raise_failure
+from pystats_harness.cluster.worker import RemoteFailure
+from pystats_harness.collect import driver, one
+from pystats_harness.collect.benchmarks import Benchmark, Suite, Timing
+from pystats_harness.collect.trust import Check, CheckResult, Status, Verdict
+from pystats_harness.errors import BuildFailed, ConfigError, FingerprintFailed
+from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.stats.collection import Collection, save
+from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport
+
+COMMIT = CommitInfo("v3.13.5", "a" * 40, "2025-06-11T00:00:00+00:00", "Python 3.13.5")
+MANIFEST = {
+    "revision": "v3.13.5",
+    "sha": "a" * 40,
+    "python": {"version": "3.13.5"},
+    "patches": [],
+    "image": {"id": "sha256:0"},
+}
+
+
+@given(st.lists(st.text(min_size=1, max_size=3), max_size=40), st.integers(1, 8))
+def test_chunks_keep_order_and_are_even(names: list[str], workers: int) -> None:
+    chunks = chunk(names, workers)
+    assert [n for c in chunks for n in c] == names
+    assert len(chunks) <= 2 * workers and all(chunks)
+    if chunks:
+        assert max(map(len, chunks)) - min(map(len, chunks)) <= 1
+
+
+def test_chunks_for_three_benchmarks_on_two_workers() -> None:
+    assert chunk(["nbody", "logging", "python_startup"], 2) == [("nbody",), ("logging",), ("python_startup",)]
+    assert [len(c) for c in chunk([str(i) for i in range(10)], 2)] == [3, 3, 2, 2]
+
+
+def _bench(name: str) -> Benchmark:
+    return Benchmark(name, f"bm_{name}", "run_benchmark.py", (), (), False, Timing.TIME_FUNC)
+
+
+def _request(out: Path, loops: dict[str, int] | None = None) -> driver.Request:
+    return driver.Request(tuple(_bench(n) for n in ("a", "b", "c")), 2, 2, loops or {}, out)
+
+
+def test_each_unit_carries_the_fixed_loops_of_its_benchmarks(tmp_path: Path) -> None:
+    units = units_for(COMMIT, "auto", "1.14.0", _request(tmp_path / "o", {"a": 5, "b": 0, "c": 7}), 1)
+    assert [u.benchmarks for u in units] == [("a", "b"), ("c",)]
+    assert [dict(u.loops) for u in units] == [{"a": 5, "b": 0}, {"c": 7}]
+    assert all(u.commit == COMMIT and u.jobs == 2 and u.processes == 2 for u in units)
+
+
+def _outcome(name: str) -> one.Outcome:
+    check = CheckResult(Check.DUMPS, Status.PASS, "2 non-empty dumps, one per worker")
+    return one.Outcome(name, f"bm_{name}", Verdict.TRUSTED, (check,), 3, (name,), 1.5)
+
+
+def _files(tmp_path: Path, name: str) -> dict[str, bytes]:
+    src = tmp_path / "worker" / name
+    (src / "pyperf").mkdir(parents=True)
+    save(Collection({"benchmark": name, "loops": 6}, {"family.BINARY_OP.execution_count": 12}), src / "collection.json")
+    (src / "pyperf" / "pyperf.json").write_text("{}")
+    return read_files(src)
+
+
+def _entry(tmp_path: Path) -> CacheEntry:
+    path = tmp_path / "builds" / ("k" * 24)
+    path.mkdir(parents=True)
+    (path / "manifest.json").write_text(json.dumps(MANIFEST))
+    return CacheEntry(path)
+
+
+def test_results_assemble_into_the_output_a_local_collect_writes(tmp_path: Path) -> None:
+    entry = _entry(tmp_path)
+    suite = Suite("1.14.0", {n: _bench(n) for n in "abc"}, {"default": ("a", "b", "c")})
+    parts = [
+        CollectResult("worker-1", True, entry.facts(), (BenchmarkResult(_outcome("a"), 3, _files(tmp_path, "a")),)),
+        CollectResult(
+            "worker-2", False, entry.facts(), tuple(BenchmarkResult(_outcome(n), 3, _files(tmp_path, n)) for n in "bc")
+        ),
+    ]
+    parts = pickle.loads(pickle.dumps(parts))  # what travels back from the workers
+    outputs, lines = {}, []
+
+    def seen(outcome: one.Outcome, worker: str) -> None:
+        lines.append(f"{outcome.name} {worker}")
+
+    for how, build in (("cluster", parts[0].build), ("local", entry)):
+        request = _request(tmp_path / how)
+        with driver.staged(request.out) as staging:
+            results: dict[str, tuple[one.Outcome, int | None]] = {}
+            for part in parts:
+                assemble(staging, part, results, seen)
+            extra = run_metadata("tcp://127.0.0.1:1", parts) if how == "cluster" else None
+            assert build is not None
+            driver.finish(staging, build, suite, request, results, extra)
+        outputs[how] = request.out
+    cluster, local = outputs["cluster"], outputs["local"]
+    assert lines == ["a worker-1", "b worker-2", "c worker-2"] * 2
+    files = sorted(p.relative_to(local).as_posix() for p in local.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(cluster).as_posix() for p in cluster.rglob("*") if p.is_file())
+    assert "benchmarks/b/pyperf/pyperf.json" in files and "all/collection.json" in files
+    for same in ("trust.md", "loops.json", "all/collection.json", "benchmarks/c/collection.json"):
+        assert (local / same).read_text() == (cluster / same).read_text(), same
+    meta = json.loads((cluster / "report.json").read_text())["metadata"]
+    assert meta["measured_by"] == {"a": "worker-1", "b": "worker-2", "c": "worker-2"}
+    assert meta["build_key"] == entry.key and meta["units"][0]["built"] is True
+    assert not list(tmp_path.glob("*.partial-*"))
+
+
+def test_a_failed_unit_leaves_no_output_and_keeps_its_exit_code(tmp_path: Path) -> None:
+    failure = RemoteFailure.of(FingerprintFailed("validation failed at fingerprint: dumps when on"), "worker-2")
+    request = _request(tmp_path / "out")
+    with pytest.raises(UnitFailed) as info, driver.staged(request.out) as staging:
+        assemble(staging, CollectResult("worker-2", False, None, failure=failure), {}, lambda o, w: None)
+    assert info.value.exit_code == 20 and info.value.kind == "FingerprintFailed"
+    assert error_exit(info.value) == (f"error: {info.value}", 20) and "on cluster worker worker-2" in str(info.value)
+    assert not request.out.exists() and not list(tmp_path.iterdir())
+
+
+def test_a_build_failure_keeps_its_log_tail(tmp_path: Path) -> None:
+    exc = BuildFailed(phase="make", commit="abc", status=2, log_tail=["x.c:1: error: no"], log_path=tmp_path / "l")
+    failure = pickle.loads(pickle.dumps(RemoteFailure.of(exc, "worker-1")))
+    with pytest.raises(UnitFailed) as info:
+        raise_failure(failure)
+    assert info.value.exit_code == 7 and info.value.log_tail == ("x.c:1: error: no",)
+
+
+def test_files_from_a_worker_stay_in_their_directory(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError):
+        write_files(tmp_path / "b", {"../escape": b"x"})
+    write_files(tmp_path / "b", {"dumps/000-x.txt": b"x"})
+    assert (tmp_path / "b" / "dumps" / "000-x.txt").read_bytes() == b"x"
+
+
+def test_a_validation_report_travels_small() -> None:
+    step = StepResult(Step.FINGERPRINT, StepStatus.PASS, "7 probes", ({"probe": "x"},))
+    report = ValidationReport({"revision": "v3.13.5"}, (step,), {"nbody": 0.0})
+    assert pickle.loads(pickle.dumps(report)) == report
