@@ -36,7 +36,7 @@ def run_validate(
     chosen = choose_workloads(suite, workloads)
     where = ""
     if settings.cluster:
-        report, where = _on_cluster(ctx, rev, patches, chosen, jobs)
+        report, where = _on_cluster(ctx, rev, patches, chosen, jobs, leak)
     else:
         entry = build_for_validation(ctx, rev, patches)
         with _progress(ctx) as progress:
@@ -63,13 +63,13 @@ def run_validate(
 
 
 def _on_cluster(
-    ctx: Context, rev: str, patches: str, chosen: dict[str, int], jobs: int
+    ctx: Context, rev: str, patches: str, chosen: dict[str, int], jobs: int, leak: bool
 ) -> tuple[ValidationReport, str]:
     """The report of a validation on a worker of ``pystats.cluster``, and the line naming the worker."""
     from pystats_harness.cluster.validate_unit import validate_on_cluster
 
     commit = Mirror(ctx.settings.mirror_dir).resolve(rev)
-    report, result = validate_on_cluster(ctx, commit, patches, chosen, jobs)
+    report, result = validate_on_cluster(ctx, commit, patches, chosen, jobs, leak=leak)
     how = "built there" if result.built else "a build-cache hit there"
     took = " + ".join(f"{k} {v:.0f} s" for k, v in result.seconds.items())
     return report, f"validated on {result.worker} ({how}; {took})"

@@ -29,6 +29,7 @@ class ValidateUnit:
     patches: str
     workloads: dict[str, int]  # workload -> loops, chosen (and checked) by the client
     jobs: int
+    leak: bool = False  # plant a leak in the automated runs (tests of the leakage step)
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ def validate_unit(unit: ValidateUnit) -> ValidateResult | Unfit:
             suite,
             jobs=unit.jobs,
             tick=lambda: None,
+            leak=unit.leak,
             baselines_root=ctx.settings.baselines_dir,
         )
     except WORKER_LEVEL as exc:
@@ -81,14 +83,14 @@ def raise_failure(failure: RemoteFailure) -> NoReturn:
 
 
 def validate_on_cluster(
-    ctx: Context, commit: CommitInfo, patches: str, workloads: dict[str, int], jobs: int
+    ctx: Context, commit: CommitInfo, patches: str, workloads: dict[str, int], jobs: int, *, leak: bool = False
 ) -> tuple[ValidationReport, ValidateResult]:
     """Send the validation of ``commit`` to a worker of ``ctx.settings.cluster``; its report and result."""
     with Cluster[ValidateUnit, ValidateResult](ctx.settings.cluster) as cluster:
         warn_unfit(ctx, cluster.workers.unfit, set())
         named = set(cluster.workers.unfit)
         ctx.reporter.info(f"validating {commit.rev} ({commit.short}) on the cluster at {ctx.settings.cluster}")
-        (result,) = cluster.run_units(validate_unit, [ValidateUnit(commit, patches, dict(workloads), jobs)])
+        (result,) = cluster.run_units(validate_unit, [ValidateUnit(commit, patches, dict(workloads), jobs, leak)])
         warn_unfit(ctx, cluster.workers.unfit, named)
     if result.failure is not None or result.report is None:
         raise_failure(result.failure or RemoteFailure("HarnessError", 1, "no report came back", result.worker))

@@ -1,5 +1,7 @@
 """`invoke collect` as an operation: choose benchmarks, get the build, fix loops, run every benchmark
 (``jobs`` containers at a time), judge each, write the outputs; the report appears only complete.
+A collect on a cluster uses the parts: :func:`run_benchmarks` on each worker for its chunk,
+:func:`staged` and :func:`finish` on the client (the whole-run files need only a :class:`BuildInfo`).
 
 Output directory (written as ``<out>.partial-<pid>`` and renamed when everything is written, so an
 interrupted collect leaves no report posing as complete)::
