@@ -99,4 +99,5 @@ def collect_on_cluster(
         done = cluster.run_units(collect_unit, units, lambda _, r: assemble(staging, r, results, finished))
         warn_unfit(ctx, cluster.workers.unfit, named)
         build = next(r.build for r in done if r.build is not None)
-        return driver.finish(staging, build, suite_benchmarks, request, results, run_metadata(address, done))
+        extra = {"revision": commit.rev, **run_metadata(address, done)}  # the workers built the sha
+        return driver.finish(staging, build, suite_benchmarks, request, results, extra)

@@ -9,7 +9,7 @@ validation does. A failure of the revision itself (its build, its fingerprint) c
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NoReturn
 
 from pystats_harness.cluster.client import Cluster, Unfit, worker_name
@@ -94,7 +94,9 @@ def validate_on_cluster(
         warn_unfit(ctx, cluster.workers.unfit, named)
     if result.failure is not None or result.report is None:
         raise_failure(result.failure or RemoteFailure("HarnessError", 1, "no report came back", result.worker))
-    return result.report, result
+    # the worker built the sha: name the revision as asked here, and where it ran (its paths are its own)
+    where = {"revision": commit.rev, "worker": result.worker, "cluster": ctx.settings.cluster}
+    return replace(result.report, metadata={**result.report.metadata, **where}), result
 
 
 def warn_unfit(ctx: Context, unfit: dict[str, str], already: set[str]) -> None:

@@ -203,7 +203,7 @@ def test_validate_on_the_cluster(harness: Harness, series: list[str], cluster: L
     print(f"\nvalidate on the cluster: {time.monotonic() - start:.0f} s")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads((out / "validation.json").read_text())
-    assert report["metadata"]["sha"] == series[VALIDATED]
+    assert report["metadata"]["sha"] == series[VALIDATED] and report["metadata"]["worker"] in {"worker-1", "worker-2"}
     assert [s["status"] for s in report["steps"]] == ["pass"] * 5
     assert (out / "validation.md").is_file() and (out / "deviation.png").is_file()
     assert re.search(r"validated on worker-[12] \(", proc.stdout), proc.stdout[-2000:]
@@ -223,15 +223,31 @@ def test_collect_on_the_cluster(harness: Harness, series: list[str], cluster: Lo
     assert meta["sha"] == series[VALIDATED] and meta["cluster"] == cluster.address
     assert set(meta["measured_by"]) == set(verdicts) and set(meta["measured_by"].values()) <= {"worker-1", "worker-2"}
     assert len(meta["units"]) == 3  # two chunks per worker, at most one benchmark each
+    text = proc.stdout + proc.stderr
     for name, worker in meta["measured_by"].items():
-        assert f"{name}: {verdicts[name]} (" in proc.stdout and f" on {worker}" in proc.stdout
+        assert re.search(rf"^{name}: {verdicts[name]} \(\d+ s\) on {worker}\b", text, re.MULTILINE), name
     for path in ("loops.json", "trust.md", "all/collection.json", "all/summarize.json"):
         assert (out / path).is_file(), path
     assert all((out / "benchmarks" / name / "collection.json").is_file() for name in verdicts)
     assert len(list((out / "benchmarks" / "nbody" / "dumps").iterdir())) == 2  # as a local collect keeps
     assert set(json.loads((out / "loops.json").read_text())["loops"]) == set(verdicts)
     assert not list(out.parent.glob("*.partial-*"))
-    assert "cluster worker worker-3 takes no units" in proc.stdout + proc.stderr
+    assert "cluster worker worker-3 takes no units" in text
+    again = tmp_path / "again"  # the loops file of the first run: no calibration, the same loops
+    proc = harness.invoke(
+        "collect",
+        *args[:4],
+        "--loops",
+        str(out / "loops.json"),
+        "--out",
+        str(again),
+        INVOKE_PYSTATS_CLUSTER=cluster.address,
+    )
+    print(f"collect again with its --loops: {time.monotonic() - start:.0f} s in all")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    ran = {b["name"]: b["loops"] for b in json.loads((again / "report.json").read_text())["benchmarks"]}
+    assert ran == json.loads((out / "loops.json").read_text())["loops"]
+    assert not any((again / "benchmarks" / name / "calibrate").exists() for name in ran)
 
 
 @pytest.mark.parametrize(
