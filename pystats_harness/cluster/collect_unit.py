@@ -27,6 +27,7 @@ from pystats_harness.collect import driver, one
 from pystats_harness.collect.benchmarks import read_suite
 from pystats_harness.collect.sites import benchmark_data_dir
 from pystats_harness.errors import ConfigError, HarnessError
+from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.validate.suiteconfig import load_suite
 
@@ -77,37 +78,43 @@ class CollectResult:
 
 def collect_unit(unit: CollectUnit) -> CollectResult | Unfit:
     """Run on a worker: fetch, build (through its cache) and measure one chunk of benchmarks."""
-    name, start = worker_name(), time.perf_counter()
+    name = worker_name()
     unfit = unfit_now()
     if unfit is not None:
         return unfit
-    ctx = worker_context()
-    scratch = ctx.settings.cache_dir / "cluster-units" / f"collect-{uuid.uuid4().hex[:12]}"
     try:
-        entry, built = build_commit(ctx, unit.commit, unit.patches)
-        built_at = time.perf_counter()
-        suite_benchmarks = read_suite(benchmark_data_dir(ctx))
-        if suite_benchmarks.version != unit.pyperformance:
-            raise ConfigError(
-                f"worker {name} has pyperformance {suite_benchmarks.version}, the client {unit.pyperformance}; "
-                "make both wheelhouses with the same scripts/make_benchmark_wheelhouse.py"
-            )
-        chosen = tuple(suite_benchmarks.benchmarks[b] for b in unit.benchmarks)
-        request = driver.Request(chosen, unit.jobs, unit.processes, dict(unit.loops), scratch, unit.manual)
-        (scratch / "benchmarks").mkdir(parents=True)
-        results = driver.run_benchmarks(
-            ctx, entry, request, scratch, load_suite(), started=lambda _: lambda _: None, finished=lambda _: None
-        )
-        benchmarks = tuple(
-            BenchmarkResult(outcome, loops, read_files(scratch / "benchmarks" / b))
-            for b, (outcome, loops) in results.items()
-        )
+        ctx = worker_context()
+        scratch = ctx.settings.cache_dir / "cluster-units" / f"collect-{uuid.uuid4().hex[:12]}"
+        try:
+            return _measure(ctx, unit, scratch, name)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     except WORKER_LEVEL as exc:
         return Unfit(name, str(exc).splitlines()[0])
     except HarnessError as exc:
         return CollectResult(name, False, None, failure=RemoteFailure.of(exc, name))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _measure(ctx: Context, unit: CollectUnit, scratch: Path, name: str) -> CollectResult:
+    start = time.perf_counter()
+    entry, built = build_commit(ctx, unit.commit, unit.patches)
+    built_at = time.perf_counter()
+    suite_benchmarks = read_suite(benchmark_data_dir(ctx))
+    if suite_benchmarks.version != unit.pyperformance:
+        raise ConfigError(
+            f"worker {name} has pyperformance {suite_benchmarks.version}, the client {unit.pyperformance}; "
+            "make both wheelhouses with the same scripts/make_benchmark_wheelhouse.py"
+        )
+    chosen = tuple(suite_benchmarks.benchmarks[b] for b in unit.benchmarks)
+    request = driver.Request(chosen, unit.jobs, unit.processes, dict(unit.loops), scratch, unit.manual)
+    (scratch / "benchmarks").mkdir(parents=True)
+    results = driver.run_benchmarks(
+        ctx, entry, request, scratch, load_suite(), started=lambda _: lambda _: None, finished=lambda _: None
+    )
+    benchmarks = tuple(
+        BenchmarkResult(outcome, loops, read_files(scratch / "benchmarks" / b))
+        for b, (outcome, loops) in results.items()
+    )
     seconds = {"build": built_at - start, "measure": time.perf_counter() - built_at}
     return CollectResult(name, built, entry.facts(), benchmarks, None, seconds)
 
