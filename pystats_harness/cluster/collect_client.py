@@ -47,10 +47,13 @@ def units_for(
     ]
 
 
-def run_metadata(address: str, results: Sequence[CollectResult]) -> dict[str, Any]:
-    """What report.json's metadata says about the cluster: who measured each benchmark, each unit."""
+def run_metadata(address: str, workers: int, unfit: dict[str, str], results: Sequence[CollectResult]) -> dict[str, Any]:
+    """What report.json's metadata says about the cluster: the workers that took units (how many) and
+    those that did not (why), who measured each benchmark, each unit."""
     return {
         "cluster": address,
+        "workers": workers,
+        "unfit_workers": dict(sorted(unfit.items())),
         "measured_by": {b.outcome.name: r.worker for r in results for b in r.benchmarks},
         "units": [
             {
@@ -99,5 +102,8 @@ def collect_on_cluster(
         done = cluster.run_units(collect_unit, units, lambda _, r: assemble(staging, r, results, finished))
         warn_unfit(ctx, cluster.workers.unfit, named)
         build = next(r.build for r in done if r.build is not None)
-        extra = {"revision": commit.rev, **run_metadata(address, done)}  # the workers built the sha
+        extra = {
+            "revision": commit.rev,
+            **run_metadata(address, cluster.size, cluster.workers.unfit, done),
+        }  # the workers built the sha
         return driver.finish(staging, build, suite_benchmarks, request, results, extra)

@@ -222,7 +222,8 @@ def test_collect_on_the_cluster(harness: Harness, series: list[str], cluster: Lo
     meta = report["metadata"]
     assert meta["sha"] == series[VALIDATED] and meta["cluster"] == cluster.address
     assert set(meta["measured_by"]) == set(verdicts) and set(meta["measured_by"].values()) <= {"worker-1", "worker-2"}
-    assert len(meta["units"]) == 3  # two chunks per worker, at most one benchmark each
+    # two chunks per worker (one is left when the killed-worker test ran before), never an empty one
+    assert len(meta["units"]) == min(3, 2 * meta["workers"]) and "worker-3" in meta["unfit_workers"]
     text = proc.stdout + proc.stderr
     for name, worker in meta["measured_by"].items():
         assert re.search(rf"^{name}: {verdicts[name]} \(\d+ s\) on {worker}\b", text, re.MULTILINE), name

@@ -106,7 +106,7 @@ def test_results_assemble_into_the_output_a_local_collect_writes(tmp_path: Path)
             results: dict[str, tuple[one.Outcome, int | None]] = {}
             for part in parts:
                 assemble(staging, part, results, seen)
-            extra = run_metadata("tcp://127.0.0.1:1", parts) if how == "cluster" else None
+            extra = run_metadata("tcp://127.0.0.1:1", 2, {"worker-3": "no engine"}, parts) if how == "cluster" else None
             assert build is not None
             driver.finish(staging, build, suite, request, results, extra)
         outputs[how] = request.out
@@ -120,6 +120,7 @@ def test_results_assemble_into_the_output_a_local_collect_writes(tmp_path: Path)
     meta = json.loads((cluster / "report.json").read_text())["metadata"]
     assert meta["measured_by"] == {"a": "worker-1", "b": "worker-2", "c": "worker-2"}
     assert meta["build_key"] == entry.key and meta["units"][0]["built"] is True
+    assert meta["workers"] == 2 and meta["unfit_workers"] == {"worker-3": "no engine"}
     assert not list(tmp_path.glob("*.partial-*"))
 
 
