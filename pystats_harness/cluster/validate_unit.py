@@ -1,6 +1,6 @@
 """`invoke validate` on a Dask cluster: one unit "build revision R with patches P, then validate
 workloads W" (``jobs`` runs at a time on that worker). The worker sends back the
-:class:`~pystats_harness.validate.report.ValidationReport` (steps, findings, deviations: tens of kB),
+:class:`~pystats_harness.validate.report.ValidationReport` (steps, findings, deviations: a few kB),
 its name and whether it built; the client writes the report files and prints the table as a local
 validation does. A failure of the revision itself (its build, its fingerprint) comes back as
 :class:`~pystats_harness.cluster.worker.RemoteFailure` and exits with the local exit code.
