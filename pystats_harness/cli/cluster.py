@@ -25,7 +25,10 @@ def cluster_local(ctx: Context, workers: str) -> None:
             for name, why in client.workers.unfit.items():
                 reporter.warn(f"worker {name} takes no units: {why}")
             reporter.info(f"scheduler {cluster.address}; {client.size} of {count} workers ready (caches under {base})")
-        reporter.info(f"use it: INVOKE_PYSTATS_CLUSTER={cluster.address} python3 -m invoke bisect ...")
+        reporter.info(
+            f"use it: INVOKE_PYSTATS_CLUSTER={cluster.address} python3 -m invoke bisect ... "
+            "(history, validate and collect use it too)"
+        )
         reporter.info("Ctrl-C stops the scheduler and the workers")
         try:
             while all(p.poll() is None for p in [cluster.scheduler, *cluster.workers.values()]):
