@@ -140,12 +140,15 @@ def run_benchmarks(
     finished: Finished,
 ) -> dict[str, tuple[one.Outcome, int | None]]:
     """Every requested benchmark into ``staging/benchmarks/<name>/``, ``jobs`` at a time."""
+
+    def job(bench: Benchmark) -> tuple[one.Outcome, int | None]:
+        result = _one(ctx, entry, bench, request, staging, suite, started(bench.name))
+        finished(result[0])
+        return result
+
     pool = ThreadPoolExecutor(max_workers=request.jobs)
     try:
-        futures = {
-            b.name: pool.submit(_job, ctx, entry, b, request, staging, suite, started, finished)
-            for b in request.benchmarks
-        }
+        futures = {b.name: pool.submit(job, b) for b in request.benchmarks}
         return {name: f.result() for name, f in futures.items()}
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # Ctrl-C or an error: start no further benchmark
@@ -191,21 +194,6 @@ def collect(
     with staged(request.out) as staging:
         results = run_benchmarks(ctx, entry, request, staging, suite, started=started, finished=finished)
         return finish(staging, entry, suite_benchmarks, request, results)
-
-
-def _job(
-    ctx: Context,
-    entry: CacheEntry,
-    bench: Benchmark,
-    request: Request,
-    staging: Path,
-    suite: SuiteConfig,
-    started: Started,
-    finished: Finished,
-) -> tuple[one.Outcome, int | None]:
-    result = _one(ctx, entry, bench, request, staging, suite, started(bench.name))
-    finished(result[0])
-    return result
 
 
 def _publish(staging: Path, out: Path) -> None:
