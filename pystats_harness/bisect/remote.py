@@ -20,8 +20,8 @@ from pystats_harness.bisect.judge import Failure, Outcome
 from pystats_harness.bisect.measurer import Measured, Measurer, Source
 from pystats_harness.bisect.metric import parse_metric
 from pystats_harness.bisect.workload import Workload, resolve_workload
-from pystats_harness.cluster.client import Unfit, worker_name
-from pystats_harness.cluster.worker import WORKER_LEVEL, local_commit, unfit_now, worker_context
+from pystats_harness.cluster.client import Unfit
+from pystats_harness.cluster.worker import local_commit, on_worker
 from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_bytes_atomic
@@ -81,23 +81,22 @@ def _workload(ctx: Context, name: str, loops: int, scripts: dict[str, bytes]) ->
 def measure_unit(unit: MeasureUnit) -> tuple[UnitResult, ...] | Unfit:
     """Run on a worker: build one commit and measure each workload (a result per workload, in order);
     never raises for the commit's own failures."""
-    name, start = worker_name(), time.perf_counter()
-    unfit = unfit_now()
-    if unfit is not None:
-        return unfit
-    try:
-        ctx = worker_context()
-        commit = local_commit(ctx, unit.commit)
-        metric = parse_metric(unit.metric)
-        scripts = dict(unit.scripts)
-        measurers = [Measurer(ctx, metric, _workload(ctx, w, n, scripts)) for w, n in unit.workloads]
-        records = [m.measure(commit) for m in measurers]
-    except WORKER_LEVEL as exc:
-        return Unfit(name, str(exc).splitlines()[0])
-    except HarnessError as exc:  # would repeat at every commit: the client reports it
+    start = time.perf_counter()
+
+    def failed(exc: HarnessError, name: str) -> tuple[UnitResult, ...]:  # would repeat at every commit
         outcome = Outcome.failed(Failure.RUN_FAILED, f"on worker {name}: {str(exc).splitlines()[0]}")
         seconds = {"total": time.perf_counter() - start}
         return tuple(UnitResult(unit.commit, outcome, Source.FAILED, False, "", name, seconds) for _ in unit.workloads)
+
+    return on_worker(lambda ctx, name: _measure(ctx, unit, name), failed)
+
+
+def _measure(ctx: Context, unit: MeasureUnit, name: str) -> tuple[UnitResult, ...]:
+    commit = local_commit(ctx, unit.commit)
+    metric = parse_metric(unit.metric)
+    scripts = dict(unit.scripts)
+    measurers = [Measurer(ctx, metric, _workload(ctx, w, n, scripts)) for w, n in unit.workloads]
+    records = [m.measure(commit) for m in measurers]
     return tuple(
         UnitResult(unit.commit, r.outcome, r.source, r.built, r.build_key, name, dict(r.seconds), dict(r.counters))
         for r in records

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pystats_harness.build.cache import BuildFacts
-from pystats_harness.cluster.client import Unfit, worker_name
-from pystats_harness.cluster.worker import WORKER_LEVEL, RemoteFailure, build_commit, unfit_now, worker_context
+from pystats_harness.cluster.client import Unfit
+from pystats_harness.cluster.worker import RemoteFailure, build_commit, on_worker
 from pystats_harness.collect import driver, one
 from pystats_harness.collect.benchmarks import read_suite
 from pystats_harness.collect.sites import benchmark_data_dir
-from pystats_harness.errors import ConfigError, HarnessError
+from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.validate.suiteconfig import load_suite
@@ -78,21 +78,18 @@ class CollectResult:
 
 def collect_unit(unit: CollectUnit) -> CollectResult | Unfit:
     """Run on a worker: fetch, build (through its cache) and measure one chunk of benchmarks."""
-    name = worker_name()
-    unfit = unfit_now()
-    if unfit is not None:
-        return unfit
+    return on_worker(
+        lambda ctx, name: _in_scratch(ctx, unit, name),
+        lambda exc, name: CollectResult(name, False, None, failure=RemoteFailure.of(exc, name)),
+    )
+
+
+def _in_scratch(ctx: Context, unit: CollectUnit, name: str) -> CollectResult:
+    scratch = ctx.settings.cache_dir / "cluster-units" / f"collect-{uuid.uuid4().hex[:12]}"
     try:
-        ctx = worker_context()
-        scratch = ctx.settings.cache_dir / "cluster-units" / f"collect-{uuid.uuid4().hex[:12]}"
-        try:
-            return _measure(ctx, unit, scratch, name)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-    except WORKER_LEVEL as exc:
-        return Unfit(name, str(exc).splitlines()[0])
-    except HarnessError as exc:
-        return CollectResult(name, False, None, failure=RemoteFailure.of(exc, name))
+        return _measure(ctx, unit, scratch, name)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _measure(ctx: Context, unit: CollectUnit, scratch: Path, name: str) -> CollectResult:

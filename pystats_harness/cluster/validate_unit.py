@@ -12,10 +12,9 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import NoReturn
 
-from pystats_harness.cluster.client import Cluster, Unfit, worker_name
+from pystats_harness.cluster.client import Cluster, Unfit
 from pystats_harness.cluster.errors import UnitFailed
-from pystats_harness.cluster.worker import WORKER_LEVEL, RemoteFailure, local_commit, unfit_now, worker_context
-from pystats_harness.errors import HarnessError
+from pystats_harness.cluster.worker import RemoteFailure, local_commit, on_worker
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.validate.driver import obtain_build_for_validation, validate
@@ -43,30 +42,27 @@ class ValidateResult:
 
 def validate_unit(unit: ValidateUnit) -> ValidateResult | Unfit:
     """Run on a worker: fetch, build (through its cache) and validate one revision."""
-    name, start = worker_name(), time.perf_counter()
-    unfit = unfit_now()
-    if unfit is not None:
-        return unfit
-    try:
-        ctx = worker_context()
-        commit = local_commit(ctx, unit.commit)
-        entry, built = obtain_build_for_validation(ctx, commit.sha, unit.patches)
-        built_at = time.perf_counter()
-        suite = load_suite()
-        report = validate(
-            ctx,
-            entry,
-            dict(unit.workloads),
-            suite,
-            jobs=unit.jobs,
-            tick=lambda: None,
-            leak=unit.leak,
-            baselines_root=ctx.settings.baselines_dir,
-        )
-    except WORKER_LEVEL as exc:
-        return Unfit(name, str(exc).splitlines()[0])
-    except HarnessError as exc:
-        return ValidateResult(name, False, None, RemoteFailure.of(exc, name))
+    return on_worker(
+        lambda ctx, name: _validate(ctx, unit, name),
+        lambda exc, name: ValidateResult(name, False, None, RemoteFailure.of(exc, name)),
+    )
+
+
+def _validate(ctx: Context, unit: ValidateUnit, name: str) -> ValidateResult:
+    start = time.perf_counter()
+    commit = local_commit(ctx, unit.commit)
+    entry, built = obtain_build_for_validation(ctx, commit.sha, unit.patches)
+    built_at = time.perf_counter()
+    report = validate(
+        ctx,
+        entry,
+        dict(unit.workloads),
+        load_suite(),
+        jobs=unit.jobs,
+        tick=lambda: None,
+        leak=unit.leak,
+        baselines_root=ctx.settings.baselines_dir,
+    )
     seconds = {"build": built_at - start, "validate": time.perf_counter() - built_at}
     return ValidateResult(name, built, report, None, seconds)
 

@@ -11,7 +11,9 @@ and the unit goes to another worker.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pystats_harness.build.cache import CacheEntry
 from pystats_harness.build.ensure import obtain_build
@@ -28,6 +30,8 @@ from pystats_harness.errors import (
 )
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo, Mirror
+
+R = TypeVar("R")
 
 #: Errors that say the worker cannot take units at all: its units go to the other workers.
 WORKER_LEVEL = (EngineUnavailable, ImageError, MirrorError)
@@ -53,6 +57,21 @@ def unfit_now() -> Unfit | None:
     """:class:`Unfit` when this worker cannot build and run (no engine, no builder image)."""
     why = worker_fitness()
     return Unfit(worker_name(), why) if why else None
+
+
+def on_worker(work: Callable[[Context, str], R], failed: Callable[[HarnessError, str], R]) -> R | Unfit:
+    """A unit's body on its worker: :class:`Unfit` when the worker cannot take units (before or while
+    working), ``failed(error, worker)`` for the revision's own errors, else ``work(context, worker)``."""
+    name = worker_name()
+    unfit = unfit_now()
+    if unfit is not None:
+        return unfit
+    try:
+        return work(worker_context(), name)
+    except WORKER_LEVEL as exc:
+        return Unfit(name, str(exc).splitlines()[0])
+    except HarnessError as exc:
+        return failed(exc, name)
 
 
 def worker_context() -> Context:
