@@ -53,19 +53,12 @@ class RemoteFailure:
         return cls(type(exc).__name__, exc.exit_code, str(exc), worker, tail)
 
 
-def unfit_now() -> Unfit | None:
-    """:class:`Unfit` when this worker cannot build and run (no engine, no builder image)."""
-    why = worker_fitness()
-    return Unfit(worker_name(), why) if why else None
-
-
 def on_worker(work: Callable[[Context, str], R], failed: Callable[[HarnessError, str], R]) -> R | Unfit:
     """A unit's body on its worker: :class:`Unfit` when the worker cannot take units (before or while
     working), ``failed(error, worker)`` for the revision's own errors, else ``work(context, worker)``."""
-    name = worker_name()
-    unfit = unfit_now()
-    if unfit is not None:
-        return unfit
+    name, why = worker_name(), worker_fitness()  # why: no engine, no builder image
+    if why:
+        return Unfit(name, why)
     try:
         return work(worker_context(), name)
     except WORKER_LEVEL as exc:
