@@ -209,6 +209,7 @@ def collect(
     loops: str | None = None,
     out: str | None = None,
     no_manual: bool = False,
+    strict: bool = False,
 ) -> None:
     """pystats for pyperformance benchmarks, each in its own container, with a trust verdict per benchmark."""
     from pystats_harness.cli import collect as cli
@@ -227,7 +228,7 @@ def collect(
         out=out,
         manual=not no_manual,
     )
-    cli.raise_for(outcomes)
+    cli.raise_for(outcomes, strict=strict)
 
 
 @task(help=options.BASELINE)

@@ -128,5 +128,6 @@ COLLECT: dict[str, str] = {
     "processes": "pyperf worker processes per benchmark; 2 or more checks that workers agree (default 2)",
     "loops": "a loops file (loops.json of an earlier collect, or a pyperf result JSON); default: calibrate",
     "out": "output directory (default: <cache_dir>/collect/<stamp>-<rev>); replaced only when complete",
-    "no_manual": "skip the manual-path leakage check (one extra run per benchmark)",
+    "no_manual": "skip the manual-path leakage check and the net counts (verdicts become partial)",
+    "strict": "exit 27 when a benchmark is partial (a check could not run)",
 }
