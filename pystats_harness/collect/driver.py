@@ -244,15 +244,16 @@ def _publish(staging: Path, out: Path) -> None:
 
 
 def manual_per_loop(ctx: Context, entry: CacheEntry, bench: Benchmark, loops: int) -> tuple[dict[str, float], Path]:
-    """One benchmark's timed function on the manual path, per loop (what a bisect measures); the run's
-    directory. A benchmark whose requirements cannot be installed here is a failed run."""
+    """One benchmark's timed functions on the manual path (each in its own process), per loop (what a
+    bisect measures); the first run's directory. A benchmark whose requirements cannot be installed
+    here is a failed run."""
     place = _place(ctx, entry, bench, sites.benchmark_data_dir(ctx))
     if isinstance(place, one.Outcome):
         raise RunFailed(f"pyperformance:{bench.name} cannot run on {entry.key[:12]}: {place.reason}")
-    run = runs.manual(ctx, entry, bench, place, loops=loops).run
+    run = runs.manual(ctx, entry, bench, place, loops=loops)
     if not run.dumps:
         raise RunFailed(
-            f"the manual run of pyperformance:{bench.name} left no stats dump (output kept in {run.result.run_dir})"
+            f"the manual run of pyperformance:{bench.name} left no stats dump (output kept in {run.runs[0].result.run_dir})"
         )
     manual = collect_dumps(list(run.dumps), entry.names(), {**entry.stats_metadata(), "loops": loops})
-    return dict(per_loop(manual, loops).counters), run.result.run_dir
+    return dict(per_loop(manual, loops).counters), run.runs[0].result.run_dir

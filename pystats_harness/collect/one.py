@@ -14,7 +14,7 @@ from typing import Any
 from pystats_harness.build.cache import BuildInfo, CacheEntry
 from pystats_harness.collect import overhead, runs, trust
 from pystats_harness.collect.benchmarks import Benchmark
-from pystats_harness.collect.overhead import Null, NullRuns
+from pystats_harness.collect.overhead import NullRuns
 from pystats_harness.collect.runs import BenchmarkRunFailed, Place
 from pystats_harness.errors import HarnessError, RunFailed
 from pystats_harness.infra.context import Context
@@ -120,8 +120,9 @@ def _leakage(
     options: Options,
     nulls: NullRuns,
     phase: Phase,
-) -> tuple[trust.NetCounts | None, str]:
-    """Both paths net of the null benchmark of the benchmark's shapes, or why that could not be measured."""
+) -> tuple[trust.LeakCounts | None, str]:
+    """The automated path's counts and the manual path's plus pyperf's overhead (the null benchmark of
+    each timed function's shape, both ways), or why they could not be measured."""
     if not options.manual:
         return None, "not checked: --no-manual"
     if any(c.status is trust.Status.FAIL for c in checks if c.check in (trust.Check.EMPTY, trust.Check.WRAPPER)):
@@ -131,8 +132,8 @@ def _leakage(
         manual = runs.manual(ctx, entry, bench, place, loops=loops)
     except BenchmarkRunFailed as exc:
         return None, f"not checked: the manual path failed ({exc})"
-    if not manual.run.dumps:
-        return None, "not checked: the manual run left no dump"
+    if len(manual.dumps) != len(manual.runs):
+        return None, f"not checked: the manual path left {len(manual.dumps)} dumps for {len(manual.runs)} runs"
     if len(manual.shapes) != len(measured.functions):
         return None, (
             f"not checked: the manual path bracketed {len(manual.shapes)} timed function(s), "
@@ -140,47 +141,50 @@ def _leakage(
         )
     phase("null benchmark")
     try:
-        null = nulls.get(manual.shapes, loops, options.processes)
+        used = [nulls.get(shape, loops, options.processes) for shape in manual.shapes]
     except RunFailed as exc:
         return None, f"not checked: the null benchmark failed ({exc})"
-    null_auto = overhead.keep(null.automated, out / "null" / "automated")
-    overhead.keep(null.manual, out / "null" / "manual")
-    automated = overhead.subtract(measured.total, overhead.counters(entry, null_auto))
-    by_hand = overhead.subtract(overhead.counters(entry, manual.run.dumps), overhead.counters(entry, null.manual))
-    _write_net(entry, bench, measured, null_auto, null, loops, options.processes, out / "net")
-    scaled = {name: value * options.processes for name, value in by_hand.items()}
-    return trust.NetCounts(automated, scaled, options.processes), ""
+    null_auto = overhead.keep([d for n in used for d in n.automated], out / "null" / "automated")
+    null_manual = overhead.keep([d for n in used for d in n.manual], out / "null" / "manual")
+    pyperf_code = overhead.counters(entry, null_auto)  # over every worker of every timed function
+    runner_code = overhead.scaled(overhead.counters(entry, null_manual), options.processes)
+    _write_net(entry, bench, measured, (null_auto, pyperf_code), manual.shapes, loops, options.processes, out / "net")
+    by_hand = overhead.scaled(overhead.counters(entry, manual.dumps), options.processes)
+    predicted = overhead.add(by_hand, overhead.subtract(pyperf_code, runner_code))
+    machinery = trust.executed(pyperf_code) + trust.executed(runner_code)
+    return trust.LeakCounts(measured.total, predicted, options.processes, machinery), ""
 
 
 def _write_net(
     entry: BuildInfo,
     bench: Benchmark,
     measured: Measured,
-    null_dumps: Sequence[Path],
-    null: Null,
+    null: tuple[Sequence[Path], Mapping[str, int]],
+    shapes: Sequence[str],
     loops: int,
     processes: int,
     into: Path,
 ) -> None:
     """The benchmark's collection and summarize_stats export without pyperf's code inside the brackets."""
     bracketed = loops * processes * len(measured.functions)
-    what = NET_OF.format(shapes=",".join(null.shapes), loops=loops, processes=processes)
-    meta = {**entry.stats_metadata(), "benchmark": bench.name, "loops": bracketed, "counts": "net", "net_of": what}
-    net = overhead.subtract(measured.total, overhead.counters(entry, null_dumps))
-    save(Collection(meta, net), into / "collection.json")
-    write_text_atomic(into / "summary.md", summary.to_markdown(per_loop(Collection(meta, net))))
-    export_net(
-        entry,
-        measured.dumps,
-        null_dumps,
-        {"benchmark": bench.name, "loops": bracketed, "counts": "net", "net_of": what},
-        into / "summarize.json",
-    )
+    origin = {
+        "benchmark": bench.name,
+        "loops": bracketed,
+        "counts": "net",
+        "net_of": NET_OF.format(shapes=",".join(shapes), loops=loops, processes=processes),
+    }
+    null_dumps, null_counters = null
+    net = overhead.subtract(measured.total, null_counters)
+    into.mkdir(parents=True, exist_ok=True)
+    collection = Collection({**entry.stats_metadata(), **origin}, net)
+    save(collection, into / "collection.json")
+    write_text_atomic(into / "summary.md", summary.to_markdown(per_loop(collection)))
+    export_net(entry, measured.dumps, null_dumps, origin, into / "summarize.json")
 
 
 NET_OF = (
-    "the null benchmark ({shapes}) at {loops} loops over {processes} worker(s): pyperf's hook, task and loop "
-    "code inside each bracket, and the null's own call and return"
+    "the null benchmark ({shapes}) at {loops} loops over {processes} worker(s) per timed function: pyperf's "
+    "hook, task and loop code inside each bracket, and the null's own call and return"
 )
 RAW = "raw: pyperf's own code inside each bracket included (net/ has the counts without it)"
 

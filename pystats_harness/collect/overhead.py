@@ -2,13 +2,14 @@
 
 pyperf's worker runs its hook's ``__enter__``/``__exit__``, its task closure and (for ``bench_func``)
 its own ``for`` loop inside the bracket; the manual runner runs its own bracket code. A null
-benchmark of the same shapes (``kind:nargs`` per timed function, in order) and loops, run through
-the same runner in the same interpreter, counts exactly that, so that
+benchmark of the same shape (``kind:nargs``) and loops per timed function, run through the same
+runner in the same interpreter, counts exactly that, so that
 
-    automated(bench) - automated(null)  ==  processes x (manual(bench) - manual(null))
+    automated(bench)  ==  processes x manual(bench) + (automated(null) - processes x manual(null))
 
-counter by counter for a deterministic benchmark, and ``automated(bench) - automated(null)`` is the
-benchmark's collection without the machinery around it (its "net" counts). Each (shapes, loops,
+counter by counter for a deterministic benchmark (compared this way round, a declared allowance is
+relative to the benchmark's own counts), and ``automated(bench) - automated(null)`` is the
+benchmark's collection without the machinery around it (its "net" counts). Each (shape, loops,
 processes) is measured once per collect, whichever benchmark asks first; the others wait for it.
 """
 
@@ -28,14 +29,14 @@ from pystats_harness.infra.context import Context
 from pystats_harness.stats.collection import collect
 from pystats_harness.stats.dumps import DumpResult, parse_files
 
-Key = tuple[tuple[str, ...], int, int]  # shapes, loops, processes
+Key = tuple[str, int, int]  # shape, loops, processes
 
 
 @dataclass(frozen=True)
 class Null:
     """The null benchmark's dumps on both paths (kept where it was measured)."""
 
-    shapes: tuple[str, ...]
+    shape: str
     loops: int
     processes: int
     automated: tuple[Path, ...]
@@ -43,16 +44,16 @@ class Null:
 
 
 class NullRuns:
-    """The null benchmark runs of one collect, by (shapes, loops, processes), each measured once."""
+    """The null benchmark runs of one collect, by (shape, loops, processes), each measured once."""
 
     def __init__(self, ctx: Context, entry: CacheEntry, place: runs.Place, root: Path) -> None:
         self._ctx, self._entry, self._place, self._root = ctx, entry, place, root
         self._lock = threading.Lock()
         self._futures: dict[Key, Future[Null]] = {}
 
-    def get(self, shapes: Sequence[str], loops: int, processes: int) -> Null:
-        """The null of these shapes; raises RunFailed (the run's error) when it could not run."""
-        key = (tuple(shapes), loops, processes)
+    def get(self, shape: str, loops: int, processes: int) -> Null:
+        """The null of this shape; raises RunFailed (the run's error) when it could not run."""
+        key = (shape, loops, processes)
         with self._lock:
             future, mine = self._futures.get(key), False
             if future is None:
@@ -68,14 +69,14 @@ class NullRuns:
                 raise
         return future.result()
 
-    def _measure(self, shapes: tuple[str, ...], loops: int, processes: int) -> Null:
-        into = self._root / f"{'_'.join(s.replace(':', '') for s in shapes)[:80]}-{loops}x{processes}"
+    def _measure(self, shape: str, loops: int, processes: int) -> Null:
+        into = self._root / f"{shape.replace(':', '')}-{loops}x{processes}"
         done = runs.null(
-            self._ctx, self._entry, self._place, into / "pyperf", shapes=shapes, loops=loops, processes=processes
+            self._ctx, self._entry, self._place, into / "pyperf", shape=shape, loops=loops, processes=processes
         )
         automated = keep(done.automated.dumps, into / "automated")
         manual = keep(done.manual.dumps, into / "manual")
-        return Null(shapes, loops, processes, automated, manual)
+        return Null(shape, loops, processes, automated, manual)
 
 
 def keep(dumps: Sequence[Path], into: Path) -> tuple[Path, ...]:
@@ -92,6 +93,14 @@ def subtract(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
     """``a - b`` counter by counter (exact integers; counters equal in both are dropped when zero)."""
     out = {name: a.get(name, 0) - b.get(name, 0) for name in set(a) | set(b)}
     return {name: value for name, value in out.items() if value or name in a}
+
+
+def add(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
+    return {name: a.get(name, 0) + b.get(name, 0) for name in set(a) | set(b)}
+
+
+def scaled(a: Mapping[str, int], factor: int) -> dict[str, int]:
+    return {name: value * factor for name, value in a.items()}
 
 
 def counters(entry: BuildInfo, dumps: Sequence[Path]) -> dict[str, int]:

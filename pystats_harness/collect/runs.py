@@ -164,36 +164,49 @@ def automated(
 
 @dataclass(frozen=True)
 class ManualRun:
-    """The manual path's run and what it bracketed: each timed function's shape (``kind:nargs``)."""
+    """The manual path, one fresh process per timed function (as pyperf runs each in its own workers):
+    the runs in order, and each timed function's shape (``kind:nargs``)."""
 
-    run: BenchRun
+    runs: tuple[BenchRun, ...]
     shapes: tuple[str, ...]
 
+    @property
+    def dumps(self) -> tuple[Path, ...]:
+        return tuple(d for run in self.runs for d in run.dumps)
 
-def _manual_shapes(result: RunResult) -> tuple[str, ...]:
+
+def _manual_report(result: RunResult) -> Mapping[str, Any]:
     for line in reversed(result.stdout.strip().splitlines()):
         if line.startswith("{"):
-            return tuple(str(s) for s in json.loads(line).get("shapes", ()))
-    return ()
+            return dict(json.loads(line))
+    return {}
 
 
 def manual(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, *, loops: int) -> ManualRun:
-    request = RunRequest(
-        manual_args(script_of(benchmark), loops),
-        env=_env(place, benchmark),
-        mounts=_mounts(place, None),
-        label=f"manual-{benchmark.name}",
-    )
-    run = _run(ctx, entry, request, None, "manual run", benchmark.name)
-    return ManualRun(run, _manual_shapes(run.result))
+    """Every timed function of ``benchmark`` bracketed in its own process (the first run says how many)."""
+    done: list[BenchRun] = []
+    shapes: tuple[str, ...] = ()
+    index = 0
+    while index == 0 or index < len(shapes):
+        request = RunRequest(
+            manual_args(script_of(benchmark), loops),
+            env={**_env(place, benchmark), "PYSTATS_MANUAL_ONLY": str(index)},
+            mounts=_mounts(place, None),
+            label=f"manual-{benchmark.name}-{index}",
+        )
+        done.append(_run(ctx, entry, request, None, "manual run", benchmark.name))
+        if index == 0:
+            shapes = tuple(str(s) for s in _manual_report(done[0].result).get("shapes", ()))
+        index += 1
+    return ManualRun(tuple(done), shapes)
 
 
 @dataclass(frozen=True)
 class NullRuns:
-    """The null benchmark of some shapes and loops on both paths: what each path executes inside its
-    brackets besides the benchmark (the automated path over ``processes`` workers per shape)."""
+    """The null benchmark of one shape and loops on both paths: what each path executes inside its
+    bracket besides the benchmark (the automated path over ``processes`` workers)."""
 
-    shapes: tuple[str, ...]
+    shape: str
     loops: int
     processes: int
     automated: BenchRun
@@ -201,21 +214,21 @@ class NullRuns:
 
 
 def null(
-    ctx: Context, entry: CacheEntry, place: Place, out: Path, *, shapes: Sequence[str], loops: int, processes: int
+    ctx: Context, entry: CacheEntry, place: Place, out: Path, *, shape: str, loops: int, processes: int
 ) -> NullRuns:
-    """The null benchmark (``suite/pyperformance_null.py``) with ``shapes`` at ``loops``, run as a
-    benchmark is: pyperf with the hook over ``processes`` workers, then the manual path."""
-    env = {"PYTHONPATH": PYPERF_SITE_MOUNT, "PYTHONDONTWRITEBYTECODE": "1", "PYSTATS_NULL_SHAPES": ",".join(shapes)}
-    label = f"null-{'-'.join(s.replace(':', '') for s in shapes)}-{loops}"[:60]
+    """The null benchmark (``suite/pyperformance_null.py``) of one timed function's ``shape`` at
+    ``loops``, run as a benchmark is: pyperf with the hook over ``processes`` workers, then by hand."""
+    env = {"PYTHONPATH": PYPERF_SITE_MOUNT, "PYTHONDONTWRITEBYTECODE": "1", "PYSTATS_NULL_SHAPES": shape}
+    label = f"null-{shape.replace(':', '')}-{loops}"
     bare = Place(place.data_dir, place.pyperf_site, None)
     args = pyperf_args((NULL_SCRIPT,), loops=loops, processes=processes, hook=True)
     auto = RunRequest(args, env=env, mounts=_mounts(bare, out), label=f"pyperf-{label}")
     automated_run = _run(ctx, entry, auto, out, "pyperf --hook pystats run", "the null benchmark")
-    request = RunRequest(
+    by_hand = RunRequest(
         manual_args((NULL_SCRIPT,), loops), env=env, mounts=_mounts(bare, None), label=f"manual-{label}"
     )
-    manual_run = _run(ctx, entry, request, None, "manual run", "the null benchmark")
-    return NullRuns(tuple(shapes), loops, processes, automated_run, manual_run)
+    manual_run = _run(ctx, entry, by_hand, None, "manual run", "the null benchmark")
+    return NullRuns(shape, loops, processes, automated_run, manual_run)
 
 
 def calibrated_loops(doc: Mapping[str, Any]) -> int:

@@ -9,9 +9,10 @@ agreement  the workers of one timed function agree counter by counter, exactly -
            relative allowance (verdict ``approximate``, naming the largest difference)
 wrapper    a ``bench_command`` benchmark times a subprocess: the hook brackets the wrapper
 empty      no dump, or only all-zero dumps
-leakage    the manual path (``_stats_on(); f(loops); _stats_off()``) and the automated one, each net
-           of a null benchmark of the same shape run the same way (pyperf's own code inside its
-           bracket, the manual runner's inside its own), agree counter by counter, by the same rules
+leakage    the automated path's counts equal the manual path's (``_stats_on(); f(loops);
+           _stats_off()``, one process per timed function) times the workers plus pyperf's own code
+           inside the brackets, measured by a null benchmark of the same shapes run both ways --
+           counter by counter, by the same rules
 
 A check either ran (``pass``, ``approximate``, ``fail``) or did not (``not checked``, with the reason);
 a benchmark with a check that did not run is ``partial``, never ``trusted``.
@@ -69,13 +70,19 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class Allowance:
-    """A benchmark whose work varies between processes: how far its counters may differ, and why."""
+    """A benchmark whose work varies between processes: how far its counters may differ, and why.
+    A counter passes when ``|a - b| <= abs + rel * max(|a|, |b|)`` (``abs`` in counts, never relative
+    to all instructions: a small counter cannot change 90x unnoticed)."""
 
     rel: float
     reason: str
+    abs: int = 0
 
     def allows(self, a: int, b: int) -> bool:
-        return abs(a - b) <= self.rel * max(abs(a), abs(b))
+        return abs(a - b) <= self.abs + self.rel * max(abs(a), abs(b))
+
+    def __str__(self) -> str:
+        return f"{self.rel:.0%}" + (f" + {self.abs}" if self.abs else "")
 
 
 @dataclass(frozen=True)
@@ -89,22 +96,25 @@ class Rules:
 
 
 def load_declared(path: Path = COLLECT_TOML) -> dict[str, Allowance]:
-    """configs/collect.toml's ``[variable.<benchmark>]`` tables: ``rel`` and ``reason`` (both required)."""
+    """configs/collect.toml's ``[variable.<benchmark>]`` tables: ``rel`` and ``reason`` (required),
+    ``abs`` and ``measured``."""
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read the collect config {path}: {exc}") from None
     declared = {}
     for name, raw in data.get("variable", {}).items():
-        unknown = set(raw) - {"rel", "reason", "measured"}
+        unknown = set(raw) - {"rel", "abs", "reason", "measured"}
         if unknown or "rel" not in raw or not str(raw.get("reason", "")).strip():
             raise ConfigError(
-                f"{path.name}: [variable.{name}] needs rel and reason (and may have measured); got {sorted(raw)}"
+                f"{path.name}: [variable.{name}] needs rel and reason (and may have abs, measured); got {sorted(raw)}"
             )
-        rel = float(raw["rel"])
-        if not 0 < rel < 1:
-            raise ConfigError(f"{path.name}: [variable.{name}] rel must be between 0 and 1 (got {rel})")
-        declared[name] = Allowance(rel, str(raw["reason"]).strip())
+        rel, absolute = float(raw["rel"]), int(raw.get("abs", 0))
+        if not 0 < rel < 1 or absolute < 0:
+            raise ConfigError(
+                f"{path.name}: [variable.{name}] rel must be between 0 and 1 and abs a count >= 0 (got {rel}, {absolute})"
+            )
+        declared[name] = Allowance(rel, str(raw["reason"]).strip(), absolute)
     return declared
 
 
@@ -123,6 +133,14 @@ class Difference:
     def relative(self) -> float:
         return abs(self.a - self.b) / max(abs(self.a), abs(self.b))
 
+    @property
+    def size(self) -> int:
+        return abs(self.a - self.b)
+
+
+def _ranked(differences: list[Difference]) -> tuple[Difference, ...]:
+    return tuple(sorted(differences, key=lambda d: (-d.relative, -d.size, d.counter)))
+
 
 @dataclass(frozen=True)
 class Judgement:
@@ -130,32 +148,44 @@ class Judgement:
 
     status: Status  # PASS, APPROXIMATE or FAIL
     beyond: tuple[Difference, ...]  # differences no rule allows (ranked, largest first)
-    allowed: tuple[Difference, ...]  # differences within the declared allowance (ranked)
+    allowed: tuple[Difference, ...]  # within the benchmark's declared allowance (ranked)
+    bounded: tuple[Difference, ...]  # within the bracket machinery's own size (leakage only; by size)
     tolerated: int  # counters within configs/suite.toml's per-kind tolerances
+    bound: int = 0
 
     def describe(self, rules: Rules, a: str = "a", b: str = "b") -> str:
         if self.beyond:
             top = ", ".join(f"{d.counter} {d.a:,} vs {d.b:,}" for d in self.beyond[: rules.top])
             more = f" (+{len(self.beyond) - rules.top} more)" if len(self.beyond) > rules.top else ""
             return f"{len(self.beyond)} counter(s) differ between {a} and {b}: {top}{more}"
-        tolerated = f"; {self.tolerated} object counter(s) within configs/suite.toml's tolerances"
-        suite_part = tolerated if self.tolerated else ""
+        parts = []
         if self.allowed and rules.allowance is not None:
             worst = self.allowed[0]
-            return (
+            parts.append(
                 f"within the declared allowance: max {worst.relative:.1%} in {worst.counter} "
-                f"({len(self.allowed)} counter(s) differ; allowed {rules.allowance.rel:.0%}: {rules.allowance.reason})"
-                + suite_part
+                f"({len(self.allowed)} counter(s) differ; allowed {rules.allowance}: {rules.allowance.reason})"
             )
-        return "exactly" + suite_part
+        if self.bounded:
+            worst = self.bounded[0]
+            parts.append(
+                f"within the bracket machinery's own {self.bound:,} instructions (its code ran with another "
+                f"history in the null benchmark): max {worst.size:,} in {worst.counter} "
+                f"({worst.a:,} vs {worst.b:,}; {len(self.bounded)} counter(s) differ)"
+            )
+        if self.tolerated:
+            parts.append(f"{self.tolerated} object counter(s) within configs/suite.toml's tolerances")
+        return "; ".join(parts if self.allowed or self.bounded else ["exactly", *parts])
 
 
-def judge(a: Counters, b: Counters, rules: Rules, *, leak_check: bool = False) -> Judgement:
+def judge(a: Counters, b: Counters, rules: Rules, *, leak_check: bool = False, bound: int = 0) -> Judgement:
     """Every counter of ``a`` and ``b`` compared exactly, except those configs/suite.toml tolerates
-    (per kind) or ignores (``leak_check``: also its [leak_check] exclusions), and, for a declared
-    benchmark, within its allowance. Derived ``family.*`` counters are not compared on their own."""
+    (per kind) or ignores (``leak_check``: also its [leak_check] exclusions), for a declared benchmark
+    those within its allowance, and, with a ``bound``, those that differ by at most that many counts
+    (what the code inside the brackets that is not the benchmark executes). Derived ``family.*``
+    counters are not compared on their own."""
     beyond: list[Difference] = []
     allowed: list[Difference] = []
+    bounded: list[Difference] = []
     tolerated = 0
     for name in sorted(set(a) | set(b)):
         va, vb = a.get(name, 0), b.get(name, 0)
@@ -164,20 +194,21 @@ def judge(a: Counters, b: Counters, rules: Rules, *, leak_check: bool = False) -
         tolerance = rules.suite.tolerance_for(name)
         if tolerance.ignore:
             continue
+        difference = Difference(name, va, vb)
         if tolerance.rel or tolerance.abs:
             if tolerance.allows(va, vb):
                 tolerated += 1
             else:
-                beyond.append(Difference(name, va, vb))
-            continue
-        difference = Difference(name, va, vb)
-        if rules.allowance is not None and rules.allowance.allows(va, vb):
+                beyond.append(difference)
+        elif rules.allowance is not None and rules.allowance.allows(va, vb):
             allowed.append(difference)
+        elif difference.size <= bound:
+            bounded.append(difference)
         else:
             beyond.append(difference)
-    rank = lambda ds: tuple(sorted(ds, key=lambda d: (-d.relative, -abs(d.a - d.b), d.counter)))  # noqa: E731
-    status = Status.FAIL if beyond else Status.APPROXIMATE if allowed else Status.PASS
-    return Judgement(status, rank(beyond), rank(allowed), tolerated)
+    status = Status.FAIL if beyond else Status.APPROXIMATE if allowed or bounded else Status.PASS
+    by_size = tuple(sorted(bounded, key=lambda d: (-d.size, d.counter)))
+    return Judgement(status, _ranked(beyond), _ranked(allowed), by_size, tolerated, bound)
 
 
 def _finding(d: Difference, **where: Any) -> dict[str, Any]:
@@ -212,9 +243,7 @@ def check_agreement(groups: Sequence[Sequence[Counters]], rules: Rules, why_not:
     worst = max(judged, key=lambda j: (list(Status).index(j[2].status), len(j[2].beyond) + len(j[2].allowed)))
     index, w, judgement = worst
     findings = tuple(
-        _finding(d, function=i, worker=v, within_allowance=d in j.allowed)
-        for i, v, j in judged
-        for d in (*j.beyond, *j.allowed)
+        _finding(d, function=i, worker=v, within=_within(d, j)) for i, v, j in judged for d in (*j.beyond, *j.allowed)
     )
     detail = judgement.describe(rules, "worker 1", f"worker {w}")
     if judgement.status is Status.FAIL:
@@ -242,29 +271,38 @@ def check_empty(total: Counters, ndumps: int) -> CheckResult:
 
 
 @dataclass(frozen=True)
-class NetCounts:
-    """One path's counts net of its null benchmark, scaled to compare: the automated path's workers
-    summed, the manual path's one process times the worker count."""
+class LeakCounts:
+    """The automated path's counts (its workers summed), and what the manual path predicts for them:
+    ``processes`` x the manual counts, plus pyperf's own code inside the brackets (the null benchmark's
+    automated counts less ``processes`` x its manual ones)."""
 
     automated: Counters
-    manual: Counters
+    predicted: Counters
     processes: int
+    #: instructions the code inside the brackets that is not the benchmark executes (pyperf's hook,
+    #: task and loop over every worker, the manual runner's over ``processes`` runs): the null's count
+    machinery: int = 0
 
 
-def check_leakage(net: NetCounts | None, why_not: str, rules: Rules) -> CheckResult:
-    if net is None:
+def check_leakage(counts: LeakCounts | None, why_not: str, rules: Rules) -> CheckResult:
+    if counts is None:
         return CheckResult(Check.LEAKAGE, Status.NOT_CHECKED, why_not)
-    judgement = judge(net.automated, net.manual, rules, leak_check=True)
-    shown = f"{executed(net.automated):,} vs {executed(net.manual):,} instructions"
-    what = f"automated vs manual net of the null benchmark ({shown}, {net.processes} worker(s))"
+    judgement = judge(counts.automated, counts.predicted, rules, leak_check=True, bound=counts.machinery)
+    shown = f"{executed(counts.automated):,} vs {executed(counts.predicted):,} instructions"
+    what = f"automated vs manual + pyperf's overhead from the null benchmark ({shown}, {counts.processes} worker(s))"
     findings = tuple(
-        _finding(d, within_allowance=d in judgement.allowed) for d in (*judgement.beyond, *judgement.allowed)
+        _finding(d, within=_within(d, judgement)) for d in (*judgement.beyond, *judgement.allowed, *judgement.bounded)
     )
     if judgement.status is Status.FAIL:
         detail = f"{what}: {judgement.describe(rules, 'automated', 'manual')}"
     else:
         detail = f"{what}: agree {judgement.describe(rules)}"
     return CheckResult(Check.LEAKAGE, judgement.status, detail, findings)
+
+
+def _within(d: Difference, judgement: Judgement) -> str:
+    """Which rule a difference is within ("" for none)."""
+    return "allowance" if d in judgement.allowed else "machinery" if d in judgement.bounded else ""
 
 
 def not_checked(check: Check, why: str) -> CheckResult:

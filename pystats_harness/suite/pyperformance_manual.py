@@ -1,6 +1,6 @@
 """Manual path for a pyperformance benchmark: ``_stats_on(); f(loops); _stats_off()`` in one process.
 
-    python3 /suite/pyperformance_manual.py LOOPS RUNSCRIPT [EXTRA_OPTS...]
+    [PYSTATS_MANUAL_ONLY=K] python3 /suite/pyperformance_manual.py LOOPS RUNSCRIPT [EXTRA_OPTS...]
 
 Runs the benchmark's run script as ``__main__`` (a real module in ``sys.modules``, so that
 multiprocessing can pickle its functions) with ``pyperf.Runner`` replaced by a subclass whose
@@ -13,13 +13,16 @@ pyperf's worker drives it (``f(loops, *args)``; a local ``for`` over ``range(loo
 or ``functools.partial(f, *args)``; the same in a coroutine on a new event loop), without pyperf's
 worker, hooks or timing around it, so that the loop's own instructions specialize as in pyperf; what
 the bracket itself costs is measured by the null benchmark (pyperformance_null.py) run the same way.
-The process exits normally and dumps once. Prints one JSON line: the benchmark names it bracketed and
-the shape of each (``kind:nargs``, the null benchmark's argument).
+Only the K-th timed function the script hands over (default 0) is bracketed and called, the others are
+passed over, as a pyperf worker runs only its own task: each timed function in a fresh process.
+The process exits normally and dumps once. Prints one JSON line: the name it bracketed, and the names
+and shapes (``kind:nargs``, the null benchmark's argument) of every timed function the script has.
 
 Exit status: 0; 3 when the script hands pyperf something not callable directly (``bench_command``)
 or nothing; the script's own status when it fails.
 """
 
+import builtins
 import functools
 import json
 import os
@@ -59,14 +62,25 @@ def async_func_task(func, args, loops, loop_factory=None):
     def task():
         import asyncio
 
-        async def main():
-            local_timer = time.perf_counter
-            local_func = func
-            range_it = range(loops)
-            t0 = local_timer()
-            for _ in range_it:
+        if loops != 1:
+
+            async def main():
+                local_timer = time.perf_counter
+                local_func = func
+                range_it = range(loops)
+                t0 = local_timer()
+                for _ in range_it:
+                    await local_func()
+                return local_timer() - t0
+
+        else:
+
+            async def main():
+                local_timer = time.perf_counter
+                local_func = func
+                t0 = local_timer()
                 await local_func()
-            return local_timer() - t0
+                return local_timer() - t0
 
         loop = asyncio.new_event_loop() if loop_factory is None else loop_factory()
         asyncio.set_event_loop(loop)
@@ -83,16 +97,20 @@ def main(argv):
     loops, runscript, extra = int(argv[0]), argv[1], argv[2:]
     import pyperf
 
-    bracketed, shapes, not_callable = [], [], []
+    only = int(os.environ.get("PYSTATS_MANUAL_ONLY", "0"))
+    bracketed, names, shapes, not_callable = [], [], [], []
 
     def bracket(name, shape, task):
+        names.append(name)
+        shapes.append(shape)
+        if len(names) - 1 != only:
+            return
         sys._stats_on()
         try:
             task()
         finally:
             sys._stats_off()
         bracketed.append(name)
-        shapes.append(shape)
 
     class Recorder(pyperf.Runner):
         def bench_time_func(self, name, func, *args, inner_loops=None, metadata=None):
@@ -106,6 +124,8 @@ def main(argv):
             bracket(name, "async_func:%d" % len(args), task)
 
         def bench_command(self, name, command):
+            names.append(name)
+            shapes.append("command:0")
             not_callable.append(name)
 
     pyperf.Runner = Recorder
@@ -113,13 +133,15 @@ def main(argv):
     sys._stats_clear()
     sys.argv = [runscript, *extra]
     sys.path[0] = os.path.dirname(os.path.abspath(runscript))  # as `python runscript` has it
-    main_module = types.ModuleType("__main__")
+    main_module = types.ModuleType("__main__")  # its dict as `python runscript` sets it up, in that order
+    main_module.__builtins__ = builtins
     main_module.__file__ = runscript
+    main_module.__cached__ = None
     sys.modules["__main__"] = main_module
     with open(runscript, encoding="utf-8") as f:
         code = compile(f.read(), runscript, "exec")
     exec(code, main_module.__dict__)
-    print(json.dumps({"bracketed": bracketed, "shapes": shapes, "not_callable": not_callable}))
+    print(json.dumps({"bracketed": bracketed, "timed": names, "shapes": shapes, "not_callable": not_callable}))
     return 3 if not_callable or not bracketed else 0
 
 
