@@ -1,7 +1,8 @@
 """Collect one benchmark: its requirements, loops, the automated run, the manual run, the null
 benchmark of its shapes, the verdict, and its files under ``<out>/benchmarks/<name>/``:
 collection.json, summary.md, summarize.json and dumps/ (raw: pyperf's own code inside each bracket
-included), net/ (the same three without it, when the null benchmark ran), null/ (the null's dumps)."""
+included), net/ (the same three without it, when the null benchmark ran), manual/ (the manual path's
+dumps, one per timed function) and null/ (the null's dumps, automated/ and manual/)."""
 
 from __future__ import annotations
 
@@ -149,7 +150,7 @@ def _leakage(
     pyperf_code = overhead.counters(entry, null_auto)  # over every worker of every timed function
     runner_code = overhead.scaled(overhead.counters(entry, null_manual), options.processes)
     _write_net(entry, bench, measured, (null_auto, pyperf_code), manual.shapes, loops, options.processes, out / "net")
-    by_hand = overhead.scaled(overhead.counters(entry, manual.dumps), options.processes)
+    by_hand = overhead.scaled(overhead.counters(entry, overhead.keep(manual.dumps, out / "manual")), options.processes)
     predicted = overhead.add(by_hand, overhead.subtract(pyperf_code, runner_code))
     machinery = trust.executed(pyperf_code) + trust.executed(runner_code)
     return trust.LeakCounts(measured.total, predicted, options.processes, machinery), ""
