@@ -73,10 +73,27 @@ class Outcome:
 
 
 def _groups(nonempty: Sequence[Mapping[str, int]], functions: int, processes: int) -> list[list[Mapping[str, int]]]:
-    """Workers of one timed function are consecutive (pyperf runs each function's workers in turn)."""
+    """The workers of each timed function. pyperf runs each function's workers in turn, but dumps written
+    within one tick of the file system's clock have the same mtime, so the order cannot say which
+    function a dump belongs to: each group is the first dump left and the ``processes - 1`` dumps most
+    like it (instructions executed per opcode), which the workers of one function are, by far."""
     if len(nonempty) != functions * processes:
         return []
-    return [list(nonempty[i * processes : (i + 1) * processes]) for i in range(functions)]
+    if functions == 1:
+        return [list(nonempty)]
+    left = list(nonempty)
+    groups = []
+    while left:
+        first = left.pop(0)
+        left.sort(key=lambda other: _distance(first, other))
+        groups.append([first, *left[: processes - 1]])
+        del left[: processes - 1]
+    return groups
+
+
+def _distance(a: Mapping[str, int], b: Mapping[str, int]) -> int:
+    names = {n for n in (*a, *b) if n.startswith("opcode.") and n.endswith(".execution_count")}
+    return sum(abs(a.get(n, 0) - b.get(n, 0)) for n in names)
 
 
 def why_no_dump(entry: BuildInfo) -> str:

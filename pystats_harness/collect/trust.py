@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -288,7 +288,10 @@ def check_leakage(counts: LeakCounts | None, why_not: str, rules: Rules) -> Chec
     if counts is None:
         return CheckResult(Check.LEAKAGE, Status.NOT_CHECKED, why_not)
     judgement = judge(counts.automated, counts.predicted, rules, leak_check=True, bound=counts.machinery)
-    shown = f"{executed(counts.automated):,} vs {executed(counts.predicted):,} instructions"
+    total = Difference("instructions executed", executed(counts.automated), executed(counts.predicted))
+    if judgement.bounded and total.size > counts.machinery:  # each within, but more than it in all
+        judgement = replace(judgement, status=Status.FAIL, beyond=(total, *judgement.beyond))
+    shown = f"{total.a:,} vs {total.b:,} instructions"
     what = f"automated vs manual + pyperf's overhead from the null benchmark ({shown}, {counts.processes} worker(s))"
     findings = tuple(
         _finding(d, within=_within(d, judgement)) for d in (*judgement.beyond, *judgement.allowed, *judgement.bounded)

@@ -113,17 +113,23 @@ def main(argv):
         bracketed.append(name)
 
     class Recorder(pyperf.Runner):
+        # Each parses the command line first, as pyperf's own methods do (argparse and the re module
+        # then hold what they hold in a pyperf worker when its bracket starts).
         def bench_time_func(self, name, func, *args, inner_loops=None, metadata=None):
+            self.parse_args()
             bracket(name, "time_func:%d" % len(args), time_func_task(func, args, loops))
 
         def bench_func(self, name, func, *args, inner_loops=None, metadata=None):
+            self.parse_args()
             bracket(name, "func:%d" % len(args), func_task(func, args, loops))
 
         def bench_async_func(self, name, func, *args, inner_loops=None, metadata=None, loop_factory=None):
+            self.parse_args()
             task = async_func_task(func, args, loops, loop_factory)
             bracket(name, "async_func:%d" % len(args), task)
 
         def bench_command(self, name, command):
+            self.parse_args()
             names.append(name)
             shapes.append("command:0")
             not_callable.append(name)

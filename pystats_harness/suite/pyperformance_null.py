@@ -43,9 +43,13 @@ def shapes(text):
 if __name__ == "__main__":
     import pyperf
 
+    wanted = shapes(os.environ.get("PYSTATS_NULL_SHAPES", "func:0"))
+    if any(kind == "async_func" for kind, _ in wanted):
+        import asyncio  # noqa: F401  -- as a coroutine benchmark has: not imported inside the bracket
+
     runner = pyperf.Runner()
     runner.metadata["description"] = "does nothing: pyperf's and the manual runner's own overhead"
-    for index, (kind, nargs) in enumerate(shapes(os.environ.get("PYSTATS_NULL_SHAPES", "func:0"))):
+    for index, (kind, nargs) in enumerate(wanted):
         func, args = null_function(kind, nargs), tuple(range(nargs))
         name = "null-%d-%s" % (index, kind)
         if kind == "time_func":

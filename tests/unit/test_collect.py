@@ -199,6 +199,9 @@ def test_empty_and_leakage_checks() -> None:
     assert "within the bracket machinery's own 100 instructions" in bounded.detail
     assert "max 8 in opcode.A.specialization.miss (8 vs 0; 2 counter(s) differ)" in bounded.detail
     assert {f["within"] for f in bounded.findings} == {"machinery"}
+    spread = trust.LeakCounts(_c(A=2060, B=2060), _c(A=2000, B=2000), 2, 100)  # each within 100, not both
+    spread_out = trust.check_leakage(spread, "", rules)
+    assert spread_out.status is trust.Status.FAIL and "instructions executed 4,120 vs 4,000" in spread_out.detail
     startup = trust.LeakCounts(_c(A=2000, IMPORT_NAME=150), _c(A=2000), 2, 100)
     assert trust.check_leakage(startup, "", rules).status is trust.Status.FAIL  # more than the machinery
     ignored = {"objects.allocations": 5, "gc.0.collections": 3}
@@ -310,3 +313,13 @@ def test_suite_compare_flags_ratio_moves_and_specializing_families() -> None:
 def test_suite_compare_needs_complete_outputs(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not a complete collect output"):
         suite_compare.compare_outputs(tmp_path, tmp_path)
+
+
+def test_workers_are_grouped_by_function_whatever_order_their_dumps_have() -> None:
+    f1, f2, f3 = _c(A=100, B=5), _c(A=7, C=900), _c(D=40_000)
+    shuffled = [f2, f1, f3, f1, f3, f2]  # equal mtimes: the file names decide the order
+    groups = one._groups(shuffled, 3, 2)
+    assert sorted(map(tuple, ([tuple(sorted(d.items())) for d in g] for g in groups))) == sorted(
+        [(tuple(sorted(f.items())),) * 2 for f in (f1, f2, f3)]
+    )
+    assert one._groups(shuffled, 2, 2) == []  # 6 dumps are not 2 functions x 2 workers
