@@ -26,6 +26,8 @@ from pystats_harness.stats.summarize_json import summarize_json, write_summarize
 from pystats_harness.validate.suiteconfig import SuiteConfig
 
 Phase = Callable[[str], None]
+#: Findings kept per check in report.json (every differing counter of a large benchmark fits).
+FINDINGS_KEPT = 5000
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,7 @@ class Outcome:
                     "check": c.check.value,
                     "status": c.status.value,
                     "detail": c.detail,
-                    "findings": list(c.findings[:50]),
+                    "findings": list(c.findings[:FINDINGS_KEPT]),
                 }
                 for c in self.checks
             ],

@@ -105,6 +105,7 @@ def main(argv):
         shapes.append(shape)
         if len(names) - 1 != only:
             return
+        prepare_as_worker()
         sys._stats_on()
         try:
             task()
@@ -112,7 +113,29 @@ def main(argv):
             sys._stats_off()
         bracketed.append(name)
 
+    def prepare_as_worker():
+        """What a pyperf worker does between parsing its command line and its bracket: CPU affinity and
+        priority (nothing without their options) and looking up its hooks through the entry points
+        (importlib.metadata, which fills the re module's cache); the pystats hook's own set-up only
+        turns collection off and clears it, which it is already. Private parts of pyperf: skipped where
+        a pyperf version lacks them."""
+        runner = runners[-1] if runners else None
+        for step in ("_cpu_affinity", "_process_priority"):
+            if runner is not None and hasattr(runner, step):
+                getattr(runner, step)()
+        try:
+            from pyperf._hooks import instantiate_selected_hooks
+        except ImportError:
+            return
+        instantiate_selected_hooks(["pystats"])
+
+    runners = []
+
     class Recorder(pyperf.Runner):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            runners.append(self)
+
         # Each parses the command line first, as pyperf's own methods do (argparse and the re module
         # then hold what they hold in a pyperf worker when its bracket starts).
         def bench_time_func(self, name, func, *args, inner_loops=None, metadata=None):
