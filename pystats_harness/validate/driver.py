@@ -36,20 +36,32 @@ from pystats_harness.validate.suiteconfig import SuiteConfig
 
 
 def choose_workloads(suite: SuiteConfig, selection: str | None) -> dict[str, int]:
-    """``a,b`` -> {workload: loops}; every configured workload when nothing is chosen."""
-    if not selection:
+    """``a,b`` -> {workload: loops}; every configured workload when nothing is chosen (None).
+
+    A selection that names no workload (``,``) or an unknown one is a ConfigError naming them all."""
+    if selection is None:
         return dict(suite.workloads)
+    names = [s.strip() for s in selection.split(",") if s.strip()]
+    if not names:
+        raise ConfigError(
+            f"--workloads {selection!r} names no workload, so nothing would be checked; "
+            f"name some of {_known(suite)}, or leave --workloads out for all {len(suite.workloads)}"
+        )
     chosen = {}
-    for name in (s.strip() for s in selection.split(",") if s.strip()):
+    for name in names:
         if name in suite.workloads:
             chosen[name] = suite.workloads[name]
         elif name in known_workloads():
             chosen[name] = min(suite.workloads.values())
         else:
-            raise ConfigError(
-                f"unknown workload {name!r}; known: {', '.join(suite.workloads)} (and {suite.leak_workload})"
-            )
+            raise ConfigError(f"unknown workload {name!r}; known: {_known(suite)}")
     return chosen
+
+
+def _known(suite: SuiteConfig) -> str:
+    """The suite's workloads in configs/suite.toml order, then the other scripts of the suite."""
+    others = [w for w in known_workloads() if w not in suite.workloads]
+    return ", ".join(suite.workloads) + (f" (and {', '.join(others)})" if others else "")
 
 
 def build_for_validation(ctx: Context, rev: str, patches: str) -> CacheEntry:

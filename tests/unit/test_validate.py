@@ -2,8 +2,16 @@ from __future__ import annotations
 
 import pytest
 
-from pystats_harness.errors import BaselineMismatch, CanaryMismatch, FingerprintFailed, LeakageFound, NoBaseline
+from pystats_harness.errors import (
+    BaselineMismatch,
+    CanaryMismatch,
+    ConfigError,
+    FingerprintFailed,
+    LeakageFound,
+    NoBaseline,
+)
 from pystats_harness.validate.baseline import deviations, net_per_loop
+from pystats_harness.validate.driver import choose_workloads
 from pystats_harness.validate.report import StepResult, ValidationReport, to_markdown
 from pystats_harness.validate.suiteconfig import load_suite
 
@@ -97,3 +105,31 @@ def test_markdown_lists_failing_findings() -> None:
     )
     md = to_markdown(r)
     assert "| leakage | fail |" in md and "opcode.X.execution_count" in md and "<details>" in md
+
+
+# --- what is chosen ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("selection", [",", "", " , ,"])
+def test_an_empty_selection_is_exit_2_naming_the_known_workloads(selection: str) -> None:
+    suite = load_suite()
+    with pytest.raises(ConfigError, match="names no workload") as info:
+        choose_workloads(suite, selection)
+    message = str(info.value)
+    assert info.value.exit_code == 2 and "\n" not in message
+    assert all(w in message for w in [*suite.workloads, "leaky", "null"])
+    assert "leave --workloads out" in message  # what to try
+
+
+def test_an_unknown_workload_is_exit_2_naming_every_known_one() -> None:
+    suite = load_suite()
+    with pytest.raises(ConfigError, match="unknown workload 'nbdoy'") as info:
+        choose_workloads(suite, "nbody,nbdoy")
+    assert info.value.exit_code == 2
+    assert all(w in str(info.value) for w in [*suite.workloads, "leaky", "null"])
+
+
+def test_no_selection_is_every_suite_workload_and_names_keep_their_loops() -> None:
+    suite = load_suite()
+    assert choose_workloads(suite, None) == suite.workloads
+    assert choose_workloads(suite, " richards , leaky") == {"richards": 10, "leaky": min(suite.workloads.values())}
