@@ -56,7 +56,8 @@ VERIFY: dict[str, str] = {
 VALIDATE: dict[str, str] = {
     "rev": "revision (default: setting pystats.default_rev); built first if not cached",
     "patches": "auto (default), none, or ID,ID",
-    "workloads": "comma-separated suite workloads (default: all in configs/suite.toml)",
+    "workloads": "comma-separated suite workloads (default: all in configs/suite.toml); isolation adds a "
+    "partner from the suite when fewer than two are chosen",
     "jobs": "parallel containers (default 2)",
     "out": "directory for validation.json, validation.md and deviation.png",
     "require_baseline": "fail (exit 24) when no baseline is recorded for this Python version; without it the "
