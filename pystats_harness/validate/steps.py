@@ -220,7 +220,7 @@ def _failure(run: PathRun | RunFailed) -> str:
 
 def step_baselines(
     runs: Runs, workloads: dict[str, int], suite: SuiteConfig, version: str, root: Path
-) -> tuple[StepResult, dict[str, float]]:
+) -> tuple[StepResult, dict[str, _baseline.AllowanceUse]]:
     findings: list[dict[str, Any]] = []
     missing, deviation = [], {}
     for w, loops in workloads.items():
@@ -234,7 +234,7 @@ def step_baselines(
             findings.append({"workload": w, "counter": "-", "baseline": "", "value": str(exc), "allowed": ""})
             continue
         base = doc["per_loop"]
-        deviation[w] = _baseline.max_relative_deviation(base, per_loop, suite)
+        deviation[w] = _baseline.worst_use(base, per_loop, suite)
         findings += [
             {"workload": w, "counter": d.name, "baseline": d.baseline, "value": d.value, "allowed": d.allowed}
             for d in _baseline.deviations(base, per_loop, suite)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pystats_harness.errors import (
@@ -10,8 +12,9 @@ from pystats_harness.errors import (
     LeakageFound,
     NoBaseline,
 )
-from pystats_harness.validate.baseline import deviations, net_per_loop
+from pystats_harness.validate.baseline import AllowanceUse, deviations, net_per_loop, worst_use
 from pystats_harness.validate.driver import choose_workloads
+from pystats_harness.validate.plot import allowance_label, bar_length
 from pystats_harness.validate.report import StepResult, ValidationReport, to_markdown
 from pystats_harness.validate.suiteconfig import load_suite
 
@@ -133,3 +136,48 @@ def test_no_selection_is_every_suite_workload_and_names_keep_their_loops() -> No
     suite = load_suite()
     assert choose_workloads(suite, None) == suite.workloads
     assert choose_workloads(suite, " richards , leaky") == {"richards": 10, "leaky": min(suite.workloads.values())}
+
+
+# --- how much of its allowance the worst counter used ------------------------------------------------
+
+EXEC = "opcode.A.execution_count"
+
+
+@pytest.mark.parametrize(
+    "new, counter, deviation, allowed, used",
+    [
+        ({EXEC: 10.0, "objects.allocations": 50.0}, None, 0.0, 0.0, 0.0),  # nothing differs: exact (0 of 0)
+        ({EXEC: 10.0, "objects.allocations": 62.5}, "objects.allocations", 12.5, 25.0, 0.5),  # ±20 + 10 % of 50
+        ({EXEC: 10.0, "objects.allocations": 80.0}, "objects.allocations", 30.0, 25.0, 1.2),
+        ({EXEC: 10.5, "objects.allocations": 62.5}, EXEC, 0.5, 0.0, None),  # exact and off: before all others
+        ({EXEC: 10.0, "objects.allocations": 50.0, "objects.method_cache_hits": 9e9}, None, 0.0, 0.0, 0.0),  # ignored
+    ],
+    ids=["identical", "half the allowance", "over", "exact counter off", "ignored counters"],
+)
+def test_worst_counter_and_the_share_of_its_allowance(
+    new: dict[str, float], counter: str | None, deviation: float, allowed: float, used: float | None
+) -> None:
+    base = {EXEC: 10.0, "objects.allocations": 50.0}
+    got = worst_use(base, new, load_suite())
+    assert (got.counter, got.deviation, got.allowed, got.used) == (counter, deviation, allowed, used)
+    assert got.compared == 2
+    assert (got.used is not None and got.used <= 1) == (deviations(base, new, load_suite()) == [])
+
+
+def test_allowance_labels_name_the_counter_and_the_allowance() -> None:
+    assert allowance_label(AllowanceUse("objects.frees", 12.5, 25.0, 9)) == "objects.frees: 12.5 of 25 allowed (50%)"
+    exact = AllowanceUse(None, 0.0, 0.0, 812)
+    assert allowance_label(exact).startswith("exact (0 of 0)") and "812" in allowance_label(exact)
+    assert bar_length(exact) > 0  # stays visible
+    off = AllowanceUse(EXEC, 0.5, 0.0, 9)
+    assert allowance_label(off) == f"{EXEC}: 0.5 of 0 allowed (compared exactly)" and bar_length(off) > 1
+    assert allowance_label(None) == "no baseline"
+
+
+def test_deviation_in_the_json_is_machine_readable() -> None:
+    uses = {"nbody": AllowanceUse("objects.frees", 12.5, 25.0, 9), "richards": AllowanceUse(None, 0.0, 0.0, 7)}
+    doc = json.loads(json.dumps(ValidationReport(META, (), uses).to_dict()))
+    assert doc["deviation"] == {
+        "nbody": {"counter": "objects.frees", "deviation": 12.5, "allowed": 25.0, "used": 0.5, "compared": 9},
+        "richards": {"counter": None, "deviation": 0.0, "allowed": 0.0, "used": 0.0, "compared": 7},
+    }

@@ -272,7 +272,7 @@ def test_baselines_within_tolerance_pass(tmp_path: Path, suite: SuiteConfig, sha
     result, deviation = step_baselines(baseline_runs(suite, PER_LOOP), {W: LOOPS}, suite, "3.13.5", tmp_path)
     assert (result.step, result.status, result.findings) == (Step.BASELINES, StepStatus.PASS, ())
     assert result.summary == "1 workloads match their baselines within tolerance"
-    assert deviation == {W: 0.0}
+    assert deviation == {W: baseline.AllowanceUse(None, 0.0, 0.0, compared=3)}  # nothing differs: exact (0 of 0)
 
 
 def test_baselines_exact_counter_off_by_one_fails(tmp_path: Path, suite: SuiteConfig) -> None:
@@ -283,7 +283,8 @@ def test_baselines_exact_counter_off_by_one_fails(tmp_path: Path, suite: SuiteCo
     assert result.status is StepStatus.FAIL
     assert result.findings == ({"workload": W, "counter": LF, "baseline": 7.0, "value": value, "allowed": "exact"},)
     assert result.summary == f"1 counter(s) outside tolerance in {W}"
-    assert deviation[W] == pytest.approx((value - 7.0) / 7.0)
+    use = deviation[W]  # an exact counter off: worse than any toleranced one, nothing was allowed
+    assert (use.counter, use.deviation, use.allowed, use.used) == (LF, pytest.approx(value - 7.0), 0.0, None)
 
 
 def test_baselines_missing_file_names_the_version(tmp_path: Path, suite: SuiteConfig) -> None:
