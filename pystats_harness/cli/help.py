@@ -62,6 +62,8 @@ VALIDATE: dict[str, str] = {
     "out": "directory for validation.json, validation.md and deviation.png",
     "require_baseline": "fail (exit 24) when no baseline is recorded for this Python version; without it the "
     "baselines step is skipped for such versions (every development commit)",
+    "strict": "fail (exit 19) when a step is partial (canaries that cannot be counted statically on this "
+    "revision); without it a partial step is reported, not fatal",
 }
 
 BASELINE: dict[str, str] = {

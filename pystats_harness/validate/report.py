@@ -21,6 +21,7 @@ from pystats_harness.errors import (
     LeakageFound,
     NoBaseline,
     ValidationFailed,
+    ValidationPartial,
 )
 from pystats_harness.infra.fs import write_text_atomic
 from pystats_harness.validate.baseline import AllowanceUse
@@ -84,21 +85,32 @@ class ValidationReport:
     #: workload -> how much of its allowance its worst counter used against the baseline
     deviation: dict[str, AllowanceUse] = field(default_factory=dict)
 
-    def error(self, *, require_baseline: bool = False) -> ValidationFailed | None:
+    def error(self, *, require_baseline: bool = False, strict: bool = False) -> ValidationFailed | None:
         """The first failing step, in the order of the steps, as the error to exit with.
 
         A version without a recorded baseline (every development commit) skips that step; it fails
-        the validation only when a baseline is required."""
+        the validation only when a baseline is required. A partial step (part cannot be checked on
+        this revision) fails it only when ``strict``."""
         failed = [step for step in self.steps if step.status is StepStatus.FAIL]
         if failed:
             what = "; ".join(f"{step.step}: {step.summary}" for step in failed)
             return FAILURES[failed[0].step](f"validation failed -- {what}")
+        partial = self.partial_steps()
+        if partial and strict:
+            what = "; ".join(f"{step.step}: {step.summary}" for step in partial)
+            names = ", ".join(step.step for step in partial)
+            return ValidationPartial(
+                f"--strict: {names} only partly checked -- {what} (without --strict: reported, not fatal)"
+            )
         for step in self.steps:
             if step.status is StepStatus.NO_BASELINE and require_baseline:
                 return NoBaseline(
                     f"{step.summary}; record them with `invoke baseline --rev {self.metadata['revision']}`"
                 )
         return None
+
+    def partial_steps(self) -> tuple[StepResult, ...]:
+        return tuple(step for step in self.steps if step.status is StepStatus.PARTIAL)
 
     def to_dict(self) -> dict[str, Any]:
         return {

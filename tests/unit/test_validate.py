@@ -11,6 +11,7 @@ from pystats_harness.errors import (
     FingerprintFailed,
     LeakageFound,
     NoBaseline,
+    ValidationPartial,
 )
 from pystats_harness.validate.baseline import AllowanceUse, deviations, net_per_loop, worst_use
 from pystats_harness.validate.driver import choose_workloads
@@ -70,8 +71,9 @@ def test_distinct_codes() -> None:
         LeakageFound.exit_code,
         BaselineMismatch.exit_code,
         NoBaseline.exit_code,
+        ValidationPartial.exit_code,
     ]
-    assert len(set(codes)) == 5 and 0 not in codes
+    assert len(set(codes)) == 6 and 0 not in codes
 
 
 def test_baseline_net_and_tolerances() -> None:
@@ -136,6 +138,24 @@ def test_no_selection_is_every_suite_workload_and_names_keep_their_loops() -> No
     suite = load_suite()
     assert choose_workloads(suite, None) == suite.workloads
     assert choose_workloads(suite, " richards , leaky") == {"richards": 10, "leaky": min(suite.workloads.values())}
+
+
+# --- --strict ---------------------------------------------------------------------------------------
+
+
+def test_a_partial_step_fails_only_with_strict() -> None:
+    partial = report("pass", "partial", "pass", "pass", "pass")
+    assert partial.error() is None
+    got = partial.error(strict=True)
+    assert isinstance(got, ValidationPartial) and got.exit_code == 19
+    assert "canaries" in str(got) and "canaries partial" in str(got) and "\n" not in str(got)
+    assert isinstance(report("pass", "partial", "fail", "pass", "pass").error(strict=True), LeakageFound)
+    assert report("pass", "pass", "pass", "pass", "pass").error(strict=True) is None
+
+
+def test_partial_is_never_shown_as_pass() -> None:
+    md = to_markdown(report("pass", "partial", "pass", "pass", "pass"))
+    assert "| canaries | partial |" in md and "| canaries | pass |" not in md
 
 
 # --- how much of its allowance the worst counter used ------------------------------------------------

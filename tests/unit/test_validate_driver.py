@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pystats_harness.errors import ValidationPartial
 from pystats_harness.infra.runner import RunResult
 from pystats_harness.stats.collection import Collection
 from pystats_harness.validate import driver, isolation
@@ -115,3 +116,10 @@ def test_ticks_match_the_progress_total_for_every_workload(fake: FakeRuns, tmp_p
     report, ticks = _validate(dict(suite.workloads), suite, tmp_path)
     assert ticks == driver.count_jobs(suite.workloads, suite)
     assert report.metadata["isolation"]["partners"] == [] and len(report.metadata["isolation"]["at_once"]) == 4
+
+
+def test_canaries_that_cannot_be_counted_are_partial_and_fail_with_strict(fake: FakeRuns, tmp_path: Path) -> None:
+    report, _ = _validate({"nbody": 10}, load_suite(), tmp_path)
+    assert [s.step for s in report.partial_steps()] == [Step.CANARIES]
+    assert report.error() is None
+    assert isinstance(report.error(strict=True), ValidationPartial)
