@@ -14,6 +14,11 @@ OVER = 1.5
 STUB = 0.01
 
 
+def _count(value: float) -> str:
+    """Counts per loop as people read them: 53,750 and 0.05."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
 def allowance_label(use: AllowanceUse | None) -> str:
     """What a bar says: the counter, how much of how much it was allowed (counts per loop)."""
     if use is None:
@@ -21,8 +26,10 @@ def allowance_label(use: AllowanceUse | None) -> str:
     if use.counter is None:
         return f"exact (0 of 0): none of {use.compared} compared counters differs"
     if use.used is None:
-        return f"{use.counter}: {use.deviation:.4g} of 0 allowed (compared exactly)"
-    return f"{use.counter}: {use.deviation:.4g} of {use.allowed:.4g} allowed ({use.used:.0%})"
+        return f"{use.counter}: {_count(use.deviation)} of 0 allowed (compared exactly)"
+    percent = use.used * 100
+    share = f"{percent:.0f} %" if percent >= 10 else f"{percent:.2g} %"  # 0.12 %, not 0 %
+    return f"{use.counter}: {_count(use.deviation)} of {_count(use.allowed)} allowed ({share})"
 
 
 def bar_length(use: AllowanceUse | None) -> float:

@@ -185,7 +185,11 @@ def test_worst_counter_and_the_share_of_its_allowance(
 
 
 def test_allowance_labels_name_the_counter_and_the_allowance() -> None:
-    assert allowance_label(AllowanceUse("objects.frees", 12.5, 25.0, 9)) == "objects.frees: 12.5 of 25 allowed (50%)"
+    assert allowance_label(AllowanceUse("objects.frees", 12.5, 25.0, 9)) == "objects.frees: 12.5 of 25 allowed (50 %)"
+    assert allowance_label(AllowanceUse("objects.frees", 0.05, 41.8, 9)).endswith("0.05 of 41.8 allowed (0.12 %)")
+    assert allowance_label(AllowanceUse("objects.increfs", 8001.2, 53750.0, 9)).endswith(
+        "8,001 of 53,750 allowed (15 %)"
+    )
     exact = AllowanceUse(None, 0.0, 0.0, 812)
     assert allowance_label(exact).startswith("exact (0 of 0)") and "812" in allowance_label(exact)
     assert bar_length(exact) > 0  # stays visible
