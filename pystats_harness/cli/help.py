@@ -58,7 +58,7 @@ VALIDATE: dict[str, str] = {
     "patches": "auto (default), none, or ID,ID",
     "workloads": "comma-separated suite workloads (default: all in configs/suite.toml); isolation adds a "
     "partner from the suite when fewer than two are chosen",
-    "jobs": "parallel containers (default 2)",
+    "jobs": "parallel containers (default 2); isolation starts its two to four workloads at once regardless",
     "out": "directory for validation.json, validation.md and deviation.png",
     "require_baseline": "fail (exit 24) when no baseline is recorded for this Python version; without it the "
     "baselines step is skipped for such versions (every development commit)",
