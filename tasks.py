@@ -185,14 +185,15 @@ def validate(
     jobs: int = 2,
     out: str | None = None,
     require_baseline: bool = False,
+    strict: bool = False,
 ) -> None:
     """Prove the stats of a build are reliable: fingerprint, canaries, leakage, isolation, baselines."""
     from pystats_harness.cli import validate as cli
 
     ctx = _context(c)
     rev = rev or ctx.settings.default_rev
-    report = cli.run_validate(ctx, rev, patches, workloads=workloads, jobs=int(jobs), out=out)
-    error = report.error(require_baseline=require_baseline)
+    report = cli.run_validate(ctx, rev, patches, workloads=workloads, jobs=int(jobs), out=out, strict=strict)
+    error = report.error(require_baseline=require_baseline, strict=strict)
     if error is not None:
         raise error
 

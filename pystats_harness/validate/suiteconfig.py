@@ -19,8 +19,12 @@ class Tolerance:
     ignore: bool = False
     reason: str = ""
 
+    def allowance(self, base: float) -> float:
+        """How far from ``base`` a new value may be: abs + rel * |base| (0: exact)."""
+        return self.abs + self.rel * abs(base)
+
     def allows(self, base: float, new: float) -> bool:
-        return self.ignore or abs(new - base) <= self.abs + self.rel * abs(base)
+        return self.ignore or abs(new - base) <= self.allowance(base)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from pystats_harness.collect.trust import Check, CheckResult, Status, Verdict
 from pystats_harness.errors import BuildFailed, ConfigError, FingerprintFailed
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.stats.collection import Collection, save
+from pystats_harness.validate.baseline import AllowanceUse
 from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport
 
 COMMIT = CommitInfo("v3.13.5", "a" * 40, "2025-06-11T00:00:00+00:00", "Python 3.13.5")
@@ -151,7 +152,7 @@ def test_files_from_a_worker_stay_in_their_directory(tmp_path: Path) -> None:
 
 def test_a_validation_report_travels_small() -> None:
     step = StepResult(Step.FINGERPRINT, StepStatus.PASS, "7 probes", ({"probe": "x"},))
-    report = ValidationReport({"revision": "v3.13.5"}, (step,), {"nbody": 0.0})
+    report = ValidationReport({"revision": "v3.13.5"}, (step,), {"nbody": AllowanceUse("objects.frees", 1.5, 25.0, 9)})
     assert pickle.loads(pickle.dumps(report)) == report
 
 
