@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.build.cache import BuildInfo, CacheEntry
+from pystats_harness.collect import exactness, one, overhead, report, runs, sites
 from pystats_harness.collect import loops as loops_file
-from pystats_harness.collect import one, overhead, report, runs, sites, trust
 from pystats_harness.collect.benchmarks import CANNOT_RUN, Benchmark, Suite
 from pystats_harness.collect.trust import Verdict
 from pystats_harness.errors import ConfigError, HarnessError, Interrupted, RunFailed
@@ -92,7 +92,7 @@ def _one(
     suite: SuiteConfig,
     phase: Callable[[str], None],
     nulls: Callable[[runs.Place], overhead.NullRuns],
-    declared: Mapping[str, trust.Allowance],
+    declared: Mapping[str, exactness.Allowance],
 ) -> tuple[one.Outcome, int | None]:
     start, loops = time.perf_counter(), request.loops.get(bench.name) or None  # 0: did not run there
     out = staging / "benchmarks" / bench.name
@@ -167,7 +167,7 @@ def run_benchmarks(
 ) -> dict[str, tuple[one.Outcome, int | None]]:
     """Every requested benchmark into ``staging/benchmarks/<name>/``, ``jobs`` at a time; the null
     benchmark runs (each shape and loops once) under ``staging/null/``, which :func:`finish` removes."""
-    declared = trust.load_declared()
+    declared = exactness.load_declared()
     null_runs: list[overhead.NullRuns] = []
     lock = threading.Lock()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.build.cache import BuildInfo, CacheEntry
-from pystats_harness.collect import overhead, runs, trust
+from pystats_harness.collect import exactness, overhead, runs, trust, workers
 from pystats_harness.collect.benchmarks import Benchmark
 from pystats_harness.collect.overhead import NullRuns
 from pystats_harness.collect.runs import BenchmarkRunFailed, Place
@@ -35,7 +35,7 @@ class Options:
     processes: int
     manual: bool = True
     #: benchmarks whose work varies between processes (configs/collect.toml), with their allowance
-    declared: Mapping[str, trust.Allowance] = field(default_factory=dict)
+    declared: Mapping[str, exactness.Allowance] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,46 +74,6 @@ class Outcome:
         }
 
 
-def _groups(nonempty: Sequence[Mapping[str, int]], functions: int, processes: int) -> list[list[Mapping[str, int]]]:
-    """The workers of each timed function. pyperf runs each function's workers in turn, but dumps written
-    within one tick of the file system's clock have the same mtime, so the order cannot say which
-    function a dump belongs to: each group is the first dump left and the ``processes - 1`` dumps most
-    like it (instructions executed per opcode), which the workers of one function are, by far."""
-    if len(nonempty) != functions * processes:
-        return []
-    if functions == 1:
-        return [list(nonempty)]
-    left = list(nonempty)
-    groups = []
-    while left:
-        first = left.pop(0)
-        left.sort(key=lambda other: _distance(first, other))
-        groups.append([first, *left[: processes - 1]])
-        del left[: processes - 1]
-    return groups
-
-
-def _distance(a: Mapping[str, int], b: Mapping[str, int]) -> int:
-    names = {n for n in (*a, *b) if n.startswith("opcode.") and n.endswith(".execution_count")}
-    return sum(abs(a.get(n, 0) - b.get(n, 0)) for n in names)
-
-
-def why_no_dump(entry: BuildInfo) -> str:
-    """What the build's fingerprint says about a worker that dumped nothing ("" when it dumps as fixed
-    CPython does): counts made while collection is off never reach a file, and counting from start-up."""
-    probes = entry.manifest().get("fingerprint", {})
-    reasons = []
-    if probes.get("on-work-off", {}).get("ok") is False:
-        reasons.append(
-            "this interpreter does not dump stats at exit while collection is off, and pyperf's hook ends every "
-            "bracket with sys._stats_off(), so a worker's counts are never written (fixed by GH-100144; "
-            "--patches auto applies dump-when-off)"
-        )
-    if probes.get("plain", {}).get("ok") is False:
-        reasons.append("counting begins at start-up, not at the first bracket (--patches auto: xstats-default-off)")
-    return "; ".join(reasons)
-
-
 @dataclass(frozen=True)
 class Measured:
     """The automated run of one benchmark: its kept dumps, per-worker and total counters."""
@@ -145,7 +105,7 @@ def _leakage(
     each timed function's shape, both ways), or why they could not be measured."""
     if not options.manual:
         return None, "not checked: --no-manual"
-    if any(c.status is trust.Status.FAIL for c in checks if c.check in (trust.Check.EMPTY, trust.Check.WRAPPER)):
+    if any(c.status is exactness.Status.FAIL for c in checks if c.check in (trust.Check.EMPTY, trust.Check.WRAPPER)):
         return None, "not checked: nothing of the benchmark's own to compare (see the checks that failed)"
     phase("manual path")
     try:
@@ -171,7 +131,7 @@ def _leakage(
     _write_net(entry, bench, measured, (null_auto, pyperf_code), manual.shapes, loops, options.processes, out / "net")
     by_hand = overhead.scaled(overhead.counters(entry, overhead.keep(manual.dumps, out / "manual")), options.processes)
     predicted = overhead.add(by_hand, overhead.subtract(pyperf_code, runner_code))
-    machinery = trust.executed(pyperf_code) + trust.executed(runner_code)
+    machinery = exactness.executed(pyperf_code) + exactness.executed(runner_code)
     return trust.LeakCounts(measured.total, predicted, options.processes, machinery), ""
 
 
@@ -239,10 +199,12 @@ def measure(
         "counts": RAW,
     }
     save(Collection(meta, total), out / "collection.json")
-    rules = trust.Rules(suite, options.declared.get(bench.name))
+    rules = exactness.Rules(suite, options.declared.get(bench.name))
     checks = [
-        trust.check_dumps(len(measured.nonempty), options.processes * len(measured.functions), why_no_dump(entry)),
-        trust.check_agreement(_groups(measured.nonempty, len(measured.functions), options.processes), rules),
+        trust.check_dumps(
+            len(measured.nonempty), options.processes * len(measured.functions), workers.why_no_dump(entry)
+        ),
+        trust.check_agreement(workers.groups(measured.nonempty, len(measured.functions), options.processes), rules),
         trust.check_wrapper(bench),
         trust.check_empty(total, len(dumps)),
     ]

@@ -21,18 +21,12 @@ a benchmark with a check that did not run is ``partial``, never ``trusted``.
 from __future__ import annotations
 
 import enum
-import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from pystats_harness.collect.benchmarks import Benchmark, Timing
-from pystats_harness.errors import ConfigError
-from pystats_harness.resources import COLLECT_TOML
-from pystats_harness.validate.suiteconfig import SuiteConfig, compared
-
-Counters = Mapping[str, int]
+from pystats_harness.collect.exactness import Counters, Difference, Judgement, Rules, Status, executed, judge
 
 
 class Check(enum.StrEnum):
@@ -41,13 +35,6 @@ class Check(enum.StrEnum):
     WRAPPER = "wrapper"
     EMPTY = "empty"
     LEAKAGE = "leakage"
-
-
-class Status(enum.StrEnum):
-    PASS = "pass"  # ran and held exactly (or within configs/suite.toml's tolerances for its kinds)
-    APPROXIMATE = "approximate"  # ran and held within the benchmark's declared allowance
-    FAIL = "fail"
-    NOT_CHECKED = "not checked"  # could not run; the detail says why
 
 
 class Verdict(enum.StrEnum):
@@ -66,149 +53,6 @@ class CheckResult:
     status: Status
     detail: str
     findings: tuple[dict[str, Any], ...] = ()
-
-
-@dataclass(frozen=True)
-class Allowance:
-    """A benchmark whose work varies between processes: how far its counters may differ, and why.
-    A counter passes when ``|a - b| <= abs + rel * max(|a|, |b|)`` (``abs`` in counts, never relative
-    to all instructions: a small counter cannot change 90x unnoticed)."""
-
-    rel: float
-    reason: str
-    abs: int = 0
-
-    def allows(self, a: int, b: int) -> bool:
-        return abs(a - b) <= self.abs + self.rel * max(abs(a), abs(b))
-
-    def __str__(self) -> str:
-        return f"{self.rel:.0%}" + (f" + {self.abs}" if self.abs else "")
-
-
-@dataclass(frozen=True)
-class Rules:
-    """How one benchmark's counters are compared: the suite's per-kind tolerances and leak-check
-    exclusions, and the benchmark's declared allowance (None: exact)."""
-
-    suite: SuiteConfig
-    allowance: Allowance | None = None
-    top: int = 5
-
-
-def load_declared(path: Path = COLLECT_TOML) -> dict[str, Allowance]:
-    """configs/collect.toml's ``[variable.<benchmark>]`` tables: ``rel`` and ``reason`` (required),
-    ``abs`` and ``measured``."""
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read the collect config {path}: {exc}") from None
-    declared = {}
-    for name, raw in data.get("variable", {}).items():
-        unknown = set(raw) - {"rel", "abs", "reason", "measured"}
-        if unknown or "rel" not in raw or not str(raw.get("reason", "")).strip():
-            raise ConfigError(
-                f"{path.name}: [variable.{name}] needs rel and reason (and may have abs, measured); got {sorted(raw)}"
-            )
-        rel, absolute = float(raw["rel"]), int(raw.get("abs", 0))
-        if not 0 < rel < 1 or absolute < 0:
-            raise ConfigError(
-                f"{path.name}: [variable.{name}] rel must be between 0 and 1 and abs a count >= 0 (got {rel}, {absolute})"
-            )
-        declared[name] = Allowance(rel, str(raw["reason"]).strip(), absolute)
-    return declared
-
-
-def executed(counters: Counters) -> int:
-    """Instructions executed: the sum of every opcode's execution count."""
-    return sum(v for k, v in counters.items() if k.startswith("opcode.") and k.endswith(".execution_count"))
-
-
-@dataclass(frozen=True)
-class Difference:
-    counter: str
-    a: int
-    b: int
-
-    @property
-    def relative(self) -> float:
-        return abs(self.a - self.b) / max(abs(self.a), abs(self.b))
-
-    @property
-    def size(self) -> int:
-        return abs(self.a - self.b)
-
-
-def _ranked(differences: list[Difference]) -> tuple[Difference, ...]:
-    return tuple(sorted(differences, key=lambda d: (-d.relative, -d.size, d.counter)))
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """Counters of two runs compared by a benchmark's rules."""
-
-    status: Status  # PASS, APPROXIMATE or FAIL
-    beyond: tuple[Difference, ...]  # differences no rule allows (ranked, largest first)
-    allowed: tuple[Difference, ...]  # within the benchmark's declared allowance (ranked)
-    bounded: tuple[Difference, ...]  # within the bracket machinery's own size (leakage only; by size)
-    tolerated: int  # counters within configs/suite.toml's per-kind tolerances
-    bound: int = 0
-
-    def describe(self, rules: Rules, a: str = "a", b: str = "b") -> str:
-        if self.beyond:
-            top = ", ".join(f"{d.counter} {d.a:,} vs {d.b:,}" for d in self.beyond[: rules.top])
-            more = f" (+{len(self.beyond) - rules.top} more)" if len(self.beyond) > rules.top else ""
-            return f"{len(self.beyond)} counter(s) differ between {a} and {b}: {top}{more}"
-        parts = []
-        if self.allowed and rules.allowance is not None:
-            worst = self.allowed[0]
-            parts.append(
-                f"within the declared allowance: max {worst.relative:.1%} in {worst.counter} "
-                f"({len(self.allowed)} counter(s) differ; allowed {rules.allowance}: {rules.allowance.reason})"
-            )
-        if self.bounded:
-            worst = self.bounded[0]
-            parts.append(
-                f"within the bracket machinery's own {self.bound:,} instructions (its code ran with another "
-                f"history in the null benchmark): max {worst.size:,} in {worst.counter} "
-                f"({worst.a:,} vs {worst.b:,}; {len(self.bounded)} counter(s) differ)"
-            )
-        if self.tolerated:
-            parts.append(f"{self.tolerated} object counter(s) within configs/suite.toml's tolerances")
-        return "; ".join(parts if self.allowed or self.bounded else ["exactly", *parts])
-
-
-def judge(a: Counters, b: Counters, rules: Rules, *, leak_check: bool = False, bound: int = 0) -> Judgement:
-    """Every counter of ``a`` and ``b`` compared exactly, except those configs/suite.toml tolerates
-    (per kind) or ignores (``leak_check``: also its [leak_check] exclusions), for a declared benchmark
-    those within its allowance, and, with a ``bound``, those that differ by at most that many counts
-    (what the code inside the brackets that is not the benchmark executes). Derived ``family.*``
-    counters are not compared on their own."""
-    beyond: list[Difference] = []
-    allowed: list[Difference] = []
-    bounded: list[Difference] = []
-    tolerated = 0
-    for name in sorted(set(a) | set(b)):
-        va, vb = a.get(name, 0), b.get(name, 0)
-        if va == vb or not compared(name) or (leak_check and rules.suite.leak_ignored(name)):
-            continue
-        tolerance = rules.suite.tolerance_for(name)
-        if tolerance.ignore:
-            continue
-        difference = Difference(name, va, vb)
-        if tolerance.rel or tolerance.abs:
-            if tolerance.allows(va, vb):
-                tolerated += 1
-            else:
-                beyond.append(difference)
-        elif rules.allowance is not None and rules.allowance.allows(va, vb):
-            allowed.append(difference)
-        elif difference.size <= bound:
-            bounded.append(difference)
-        else:
-            beyond.append(difference)
-    status = Status.FAIL if beyond else Status.APPROXIMATE if allowed or bounded else Status.PASS
-    by_size = tuple(sorted(bounded, key=lambda d: (-d.size, d.counter)))
-    return Judgement(status, _ranked(beyond), _ranked(allowed), by_size, tolerated, bound)
 
 
 def _finding(d: Difference, **where: Any) -> dict[str, Any]:
@@ -306,10 +150,6 @@ def check_leakage(counts: LeakCounts | None, why_not: str, rules: Rules) -> Chec
 def _within(d: Difference, judgement: Judgement) -> str:
     """Which rule a difference is within ("" for none)."""
     return "allowance" if d in judgement.allowed else "machinery" if d in judgement.bounded else ""
-
-
-def not_checked(check: Check, why: str) -> CheckResult:
-    return CheckResult(check, Status.NOT_CHECKED, why)
 
 
 def verdict(checks: Sequence[CheckResult]) -> Verdict:

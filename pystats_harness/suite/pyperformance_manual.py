@@ -93,6 +93,37 @@ def async_func_task(func, args, loops, loop_factory=None):
     return task
 
 
+def prepare_as_worker(runner):
+    """What a pyperf worker does between parsing its command line and its bracket: CPU affinity and
+    priority (nothing without their options) and looking up its hooks through the entry points
+    (importlib.metadata, which fills the re module's cache); the pystats hook's own set-up only turns
+    collection off and clears it, which it is already. Private parts of pyperf: skipped where a pyperf
+    version lacks them."""
+    for step in ("_cpu_affinity", "_process_priority"):
+        if runner is not None and hasattr(runner, step):
+            getattr(runner, step)()
+    try:
+        from pyperf._hooks import instantiate_selected_hooks
+    except ImportError:
+        return
+    instantiate_selected_hooks(["pystats"])
+
+
+def run_as_main(runscript, extra):
+    """Run the script as ``python runscript EXTRA`` would: argv, path and a ``__main__`` whose dict is
+    set up as the interpreter sets it up, in that order."""
+    sys.argv = [runscript, *extra]
+    sys.path[0] = os.path.dirname(os.path.abspath(runscript))
+    main_module = types.ModuleType("__main__")
+    main_module.__builtins__ = builtins
+    main_module.__file__ = runscript
+    main_module.__cached__ = None
+    sys.modules["__main__"] = main_module
+    with open(runscript, encoding="utf-8") as f:
+        code = compile(f.read(), runscript, "exec")
+    exec(code, main_module.__dict__)
+
+
 def main(argv):
     loops, runscript, extra = int(argv[0]), argv[1], argv[2:]
     import pyperf
@@ -105,29 +136,13 @@ def main(argv):
         shapes.append(shape)
         if len(names) - 1 != only:
             return
-        prepare_as_worker()
+        prepare_as_worker(runners[-1] if runners else None)
         sys._stats_on()
         try:
             task()
         finally:
             sys._stats_off()
         bracketed.append(name)
-
-    def prepare_as_worker():
-        """What a pyperf worker does between parsing its command line and its bracket: CPU affinity and
-        priority (nothing without their options) and looking up its hooks through the entry points
-        (importlib.metadata, which fills the re module's cache); the pystats hook's own set-up only
-        turns collection off and clears it, which it is already. Private parts of pyperf: skipped where
-        a pyperf version lacks them."""
-        runner = runners[-1] if runners else None
-        for step in ("_cpu_affinity", "_process_priority"):
-            if runner is not None and hasattr(runner, step):
-                getattr(runner, step)()
-        try:
-            from pyperf._hooks import instantiate_selected_hooks
-        except ImportError:
-            return
-        instantiate_selected_hooks(["pystats"])
 
     runners = []
 
@@ -160,16 +175,7 @@ def main(argv):
     pyperf.Runner = Recorder
     sys._stats_off()
     sys._stats_clear()
-    sys.argv = [runscript, *extra]
-    sys.path[0] = os.path.dirname(os.path.abspath(runscript))  # as `python runscript` has it
-    main_module = types.ModuleType("__main__")  # its dict as `python runscript` sets it up, in that order
-    main_module.__builtins__ = builtins
-    main_module.__file__ = runscript
-    main_module.__cached__ = None
-    sys.modules["__main__"] = main_module
-    with open(runscript, encoding="utf-8") as f:
-        code = compile(f.read(), runscript, "exec")
-    exec(code, main_module.__dict__)
+    run_as_main(runscript, extra)
     print(json.dumps({"bracketed": bracketed, "timed": names, "shapes": shapes, "not_callable": not_callable}))
     return 3 if not_callable or not bracketed else 0
 

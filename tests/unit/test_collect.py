@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.collect import compare as suite_compare
+from pystats_harness.collect import exactness, one, report, runs, trust, workers
 from pystats_harness.collect import loops as loops_file
-from pystats_harness.collect import one, report, runs, trust
 from pystats_harness.collect.benchmarks import Timing, read_suite, select
 from pystats_harness.errors import ConfigError
 from pystats_harness.stats.collection import Collection
@@ -108,20 +108,20 @@ def _c(**counts: int) -> dict[str, int]:
     return {f"opcode.{k}.execution_count": v for k, v in counts.items()}
 
 
-def _rules(allowance: trust.Allowance | None = None) -> trust.Rules:
-    return trust.Rules(load_suite(), allowance)
+def _rules(allowance: exactness.Allowance | None = None) -> exactness.Rules:
+    return exactness.Rules(load_suite(), allowance)
 
 
 def test_dumps_check_says_why_a_worker_dumped_nothing() -> None:
-    assert trust.check_dumps(4, 4).status is trust.Status.PASS
+    assert trust.check_dumps(4, 4).status is exactness.Status.PASS
     assert "parent" in trust.check_dumps(5, 4).detail
     assert "dumped nothing" in trust.check_dumps(3, 4).detail
     prefix = {"fingerprint": {"on-work-off": {"ok": False}, "plain": {"ok": False}}}
-    why = one.why_no_dump(FakeBuild(prefix))
+    why = workers.why_no_dump(FakeBuild(prefix))
     assert "does not dump stats at exit while collection is off" in why and "start-up" in why
-    assert one.why_no_dump(FakeBuild({"fingerprint": {"on-work-off": {"ok": True}}})) == ""
+    assert workers.why_no_dump(FakeBuild({"fingerprint": {"on-work-off": {"ok": True}}})) == ""
     missing = trust.check_dumps(0, 2, why)
-    assert missing.status is trust.Status.FAIL and "GH-100144" in missing.detail
+    assert missing.status is exactness.Status.FAIL and "GH-100144" in missing.detail
 
 
 class FakeBuild:
@@ -135,97 +135,97 @@ class FakeBuild:
 def test_agreement_is_exact_without_a_declared_allowance() -> None:
     rules = _rules()
     same = trust.check_agreement([[_c(LOAD_FAST=10), _c(LOAD_FAST=10)]], rules)
-    assert (same.status, same.detail) == (trust.Status.PASS, "workers agree exactly")
+    assert (same.status, same.detail) == (exactness.Status.PASS, "workers agree exactly")
     off_by_one = trust.check_agreement([[_c(LOAD_FAST=1000), _c(LOAD_FAST=1001)]], rules)
-    assert off_by_one.status is trust.Status.FAIL and "worker 2 counts more" in off_by_one.detail
+    assert off_by_one.status is exactness.Status.FAIL and "worker 2 counts more" in off_by_one.detail
     assert off_by_one.findings[0]["counter"] == "opcode.LOAD_FAST.execution_count"
     # the issue's case: a small counter 90x apart in a 1e9-instruction benchmark is not "noise"
     big = 1_000_000_000
     a = {**_c(LOAD_FAST=big, CALL=1000), "opcode.LOAD_ATTR.specialization.miss": 0}
     b = {**_c(LOAD_FAST=big, CALL=90_000), "opcode.LOAD_ATTR.specialization.miss": 99_000}
     far = trust.check_agreement([[a, b]], rules)
-    assert far.status is trust.Status.FAIL
+    assert far.status is exactness.Status.FAIL
     assert {f["counter"] for f in far.findings} == {
         "opcode.CALL.execution_count",
         "opcode.LOAD_ATTR.specialization.miss",
     }
     objects = trust.check_agreement([[{"objects.allocations": 100}, {"objects.allocations": 105}]], rules)
-    assert objects.status is trust.Status.PASS and "within configs/suite.toml" in objects.detail
+    assert objects.status is exactness.Status.PASS and "within configs/suite.toml" in objects.detail
     one_worker = trust.check_agreement([[_c(A=1)]], rules)
-    assert one_worker.status is trust.Status.NOT_CHECKED and "--processes 1" in one_worker.detail
+    assert one_worker.status is exactness.Status.NOT_CHECKED and "--processes 1" in one_worker.detail
 
 
 def test_agreement_within_a_declared_allowance_is_approximate_and_says_how_far() -> None:
-    rules = _rules(trust.Allowance(0.05, "the event loop's work varies", 2))
+    rules = _rules(exactness.Allowance(0.05, "the event loop's work varies", 2))
     near = trust.check_agreement([[_c(LOAD_FAST=1000, X=500), _c(LOAD_FAST=1031, X=500)]], rules)
-    assert near.status is trust.Status.APPROXIMATE
+    assert near.status is exactness.Status.APPROXIMATE
     assert "max 3.0% in opcode.LOAD_FAST.execution_count" in near.detail and "event loop" in near.detail
     far = trust.check_agreement([[_c(LOAD_FAST=1000), _c(LOAD_FAST=1100)]], rules)
-    assert far.status is trust.Status.FAIL
+    assert far.status is exactness.Status.FAIL
     small = trust.check_agreement([[_c(A=1000, B=0), _c(A=1000, B=2)]], rules)  # within abs = 2
-    assert small.status is trust.Status.APPROXIMATE
+    assert small.status is exactness.Status.APPROXIMATE
     ninety = trust.check_agreement([[_c(A=1000, B=1000), _c(A=1000, B=90_000)]], rules)
-    assert ninety.status is trust.Status.FAIL
+    assert ninety.status is exactness.Status.FAIL
 
 
 def test_declared_allowances_are_read_and_checked(tmp_path: Path) -> None:
-    declared = trust.load_declared()
+    declared = exactness.load_declared()
     assert all(0 < a.rel < 1 and a.reason for a in declared.values())
     bad = tmp_path / "collect.toml"
     bad.write_text("[variable.x]\nrel = 0.1\n")
     with pytest.raises(ConfigError, match=r"\[variable.x\] needs rel and reason"):
-        trust.load_declared(bad)
+        exactness.load_declared(bad)
     bad.write_text('[variable.x]\nrel = 3\nreason = "r"\n')
     with pytest.raises(ConfigError, match="rel must be between 0 and 1"):
-        trust.load_declared(bad)
+        exactness.load_declared(bad)
 
 
 def test_empty_and_leakage_checks() -> None:
     rules = _rules()
-    assert trust.check_empty({}, 0).status is trust.Status.FAIL
+    assert trust.check_empty({}, 0).status is exactness.Status.FAIL
     assert "all-zero" in trust.check_empty(_c(A=0), 2).detail
     exact = trust.check_leakage(trust.LeakCounts(_c(A=2000), _c(A=2000), 2), "", rules)
-    assert exact.status is trust.Status.PASS and "overhead from the null benchmark" in exact.detail
+    assert exact.status is exactness.Status.PASS and "overhead from the null benchmark" in exact.detail
     # 235 instructions per loop more on the automated path: caught, counter by counter
     leak = trust.check_leakage(trust.LeakCounts(_c(A=2000, B=235), _c(A=2000), 2), "", rules)
-    assert leak.status is trust.Status.FAIL and "opcode.B.execution_count 235 vs 0" in leak.detail
+    assert leak.status is exactness.Status.FAIL and "opcode.B.execution_count 235 vs 0" in leak.detail
     # pyperf's own code in the null benchmark ran with another history than in the benchmark's worker:
     # differences no larger than what that code executes are said, counter by counter, as approximate
     history = trust.LeakCounts(
         {**_c(A=2000), "opcode.A.specialization.miss": 8}, {**_c(A=2002), "opcode.A.specialization.miss": 0}, 2, 100
     )
     bounded = trust.check_leakage(history, "", rules)
-    assert bounded.status is trust.Status.APPROXIMATE
+    assert bounded.status is exactness.Status.APPROXIMATE
     assert "within the bracket machinery's own 100 instructions" in bounded.detail
     assert "max 8 in opcode.A.specialization.miss (8 vs 0; 2 counter(s) differ)" in bounded.detail
     assert {f["within"] for f in bounded.findings} == {"machinery"}
     spread = trust.LeakCounts(_c(A=2060, B=2060), _c(A=2000, B=2000), 2, 100)  # each within 100, not both
     spread_out = trust.check_leakage(spread, "", rules)
-    assert spread_out.status is trust.Status.FAIL and "instructions executed 4,120 vs 4,000" in spread_out.detail
+    assert spread_out.status is exactness.Status.FAIL and "instructions executed 4,120 vs 4,000" in spread_out.detail
     startup = trust.LeakCounts(_c(A=2000, IMPORT_NAME=150), _c(A=2000), 2, 100)
-    assert trust.check_leakage(startup, "", rules).status is trust.Status.FAIL  # more than the machinery
+    assert trust.check_leakage(startup, "", rules).status is exactness.Status.FAIL  # more than the machinery
     ignored = {"objects.allocations": 5, "gc.0.collections": 3}
-    assert trust.check_leakage(trust.LeakCounts(ignored, {}, 2), "", rules).status is trust.Status.PASS
+    assert trust.check_leakage(trust.LeakCounts(ignored, {}, 2), "", rules).status is exactness.Status.PASS
     why = trust.check_leakage(None, "not checked: --no-manual", rules)
-    assert (why.status, why.detail) == (trust.Status.NOT_CHECKED, "not checked: --no-manual")
+    assert (why.status, why.detail) == (exactness.Status.NOT_CHECKED, "not checked: --no-manual")
 
 
 def test_verdicts(data_dir: Path) -> None:
     suite = read_suite(data_dir)
     wrapper = trust.check_wrapper(suite.benchmarks["python_startup"])
     assert "measures the wrapper" in wrapper.detail
-    checks = {c: trust.CheckResult(c, trust.Status.PASS, "") for c in trust.Check}
+    checks = {c: trust.CheckResult(c, exactness.Status.PASS, "") for c in trust.Check}
 
-    def with_(**status: trust.Status) -> list[trust.CheckResult]:
+    def with_(**status: exactness.Status) -> list[trust.CheckResult]:
         return [checks[c] if c.value not in status else trust.CheckResult(c, status[c.value], "") for c in trust.Check]
 
     assert trust.verdict(list(checks.values())) is trust.Verdict.TRUSTED
-    assert trust.verdict(with_(agreement=trust.Status.APPROXIMATE)) is trust.Verdict.APPROXIMATE
-    assert trust.verdict(with_(leakage=trust.Status.NOT_CHECKED)) is trust.Verdict.PARTIAL
+    assert trust.verdict(with_(agreement=exactness.Status.APPROXIMATE)) is trust.Verdict.APPROXIMATE
+    assert trust.verdict(with_(leakage=exactness.Status.NOT_CHECKED)) is trust.Verdict.PARTIAL
     assert trust.verdict(list(checks.values())[:-1]) is trust.Verdict.PARTIAL  # a check missing is not a pass
-    fail_and_unchecked = with_(dumps=trust.Status.FAIL, leakage=trust.Status.NOT_CHECKED)
+    fail_and_unchecked = with_(dumps=exactness.Status.FAIL, leakage=exactness.Status.NOT_CHECKED)
     assert trust.verdict(fail_and_unchecked) is trust.Verdict.UNTRUSTED
-    assert trust.verdict([*with_(dumps=trust.Status.FAIL)[:2], wrapper]) is trust.Verdict.UNRELIABLE
+    assert trust.verdict([*with_(dumps=exactness.Status.FAIL)[:2], wrapper]) is trust.Verdict.UNRELIABLE
 
 
 def test_null_benchmark_shapes_and_net_arithmetic() -> None:
@@ -258,7 +258,7 @@ def test_report_and_exit_codes(data_dir: Path) -> None:
     failed = one.Outcome("x", "bm_x", trust.Verdict.FAILED, reason="boom")
     assert report.exit_error([good, untrusted]).exit_code == 26  # type: ignore[union-attr]
     assert report.exit_error([untrusted, failed]).exit_code == 25  # type: ignore[union-attr]
-    unchecked = trust.CheckResult(trust.Check.LEAKAGE, trust.Status.NOT_CHECKED, "not checked: --no-manual")
+    unchecked = trust.CheckResult(trust.Check.LEAKAGE, exactness.Status.NOT_CHECKED, "not checked: --no-manual")
     partial = one.Outcome("nb", "bm_nb", trust.Verdict.PARTIAL, checks=(unchecked,))
     assert report.exit_error([good, partial]) is None
     strict = report.exit_error([good, partial], strict=True)
@@ -318,8 +318,8 @@ def test_suite_compare_needs_complete_outputs(tmp_path: Path) -> None:
 def test_workers_are_grouped_by_function_whatever_order_their_dumps_have() -> None:
     f1, f2, f3 = _c(A=100, B=5), _c(A=7, C=900), _c(D=40_000)
     shuffled = [f2, f1, f3, f1, f3, f2]  # equal mtimes: the file names decide the order
-    groups = one._groups(shuffled, 3, 2)
+    groups = workers.groups(shuffled, 3, 2)
     assert sorted(map(tuple, ([tuple(sorted(d.items())) for d in g] for g in groups))) == sorted(
         [(tuple(sorted(f.items())),) * 2 for f in (f1, f2, f3)]
     )
-    assert one._groups(shuffled, 2, 2) == []  # 6 dumps are not 2 functions x 2 workers
+    assert workers.groups(shuffled, 2, 2) == []  # 6 dumps are not 2 functions x 2 workers
