@@ -192,7 +192,7 @@ def test_a_workload_script_travels_with_the_unit(
 #: A commit of the series before the planted change (its stats are 3.13.5's: the baselines hold) that the
 #: history test above built on a worker.
 VALIDATED = 3
-FAST = "nbody,logging,python_startup"  # as in test_collect.py: two trusted, one bench_command (unreliable)
+FAST = "nbody,logging,python_startup"  # as in test_collect.py: trusted, declared variable, bench_command
 
 
 def test_validate_on_the_cluster(harness: Harness, series: list[str], cluster: LocalCluster, tmp_path: Path) -> None:
@@ -218,7 +218,9 @@ def test_collect_on_the_cluster(harness: Harness, series: list[str], cluster: Lo
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads((out / "report.json").read_text())
     verdicts = {b["name"]: b["verdict"] for b in report["benchmarks"]}
-    assert verdicts == {"nbody": "trusted", "logging": "trusted", "python_startup": "unreliable"}
+    # logging is declared in configs/collect.toml (its work depends on the clock): exact or approximate
+    assert verdicts["logging"] in {"trusted", "approximate"}
+    assert {**verdicts, "logging": "-"} == {"nbody": "trusted", "logging": "-", "python_startup": "unreliable"}
     meta = report["metadata"]
     assert meta["sha"] == series[VALIDATED] and meta["cluster"] == cluster.address
     assert set(meta["measured_by"]) == set(verdicts) and set(meta["measured_by"].values()) <= {"worker-1", "worker-2"}

@@ -40,7 +40,9 @@ def test_collect_verdicts_and_outputs(outputs: dict[str, Path], which: str) -> N
     out = outputs[which]
     report = json.loads((out / "report.json").read_text())
     verdicts = {b["name"]: b["verdict"] for b in report["benchmarks"]}
-    assert verdicts == {"nbody": "trusted", "logging": "trusted", "python_startup": "unreliable"}
+    # logging is declared in configs/collect.toml (its work depends on the clock): exact or approximate
+    assert verdicts["logging"] in {"trusted", "approximate"}
+    assert {**verdicts, "logging": "-"} == {"nbody": "trusted", "logging": "-", "python_startup": "unreliable"}
     rows = {b["name"]: {c["check"]: c for c in b["checks"]} for b in report["benchmarks"]}
     assert rows["nbody"]["agreement"]["detail"] == "workers agree exactly"
     assert rows["nbody"]["leakage"]["status"] == "pass"  # manual == automated per loop
