@@ -1,5 +1,9 @@
 """Baselines: per-loop stats of each workload from the manual path, stored in
-configs/baselines/<python version>/<workload>.json, and the comparison against them."""
+configs/baselines/<python version>/<workload>.json, and the comparison against them.
+
+Schema 2 stores the exact net counts and the loops they were counted over (``counts``,
+``bracketed_loops``); per-loop values are Fractions of them, compared exactly (``per_loop`` in the
+file is for reading).  Schema 1 files (``per_loop`` only, rounded to 6 decimals) are still read."""
 
 from __future__ import annotations
 
@@ -7,33 +11,37 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from pystats_harness import __version__
+from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.resources import BASELINES_DIR
+from pystats_harness.stats.exact import display, net
 from pystats_harness.validate.suiteconfig import SuiteConfig, compared
 
-SCHEMA = "pystats-harness/baseline/1"
+SCHEMA = "pystats-harness/baseline/2"
+#: schema 1 stored only ``per_loop`` values rounded to this many decimals (still read)
+SCHEMA_1 = "pystats-harness/baseline/1"
+PLACES_1 = 6
 
 
 @dataclass(frozen=True)
 class Deviation:
     name: str
-    baseline: float
-    value: float
+    baseline: Fraction
+    value: Fraction
     allowed: str
 
     def relative(self) -> float:
-        return abs(self.value - self.baseline) / abs(self.baseline) if self.baseline else float("inf")
+        return float(abs(self.value - self.baseline) / abs(self.baseline)) if self.baseline else float("inf")
 
 
-def net_per_loop(work: Mapping[str, float], null: Mapping[str, float], loops: int) -> dict[str, float]:
-    """(work - null) / loops for every counter: the workload's own work per loop."""
-    names = set(work) | set(null)
-    out = {n: (work.get(n, 0) - null.get(n, 0)) / loops for n in names}
-    return {n: v for n, v in sorted(out.items()) if v != 0}
+def net_counts(work: Mapping[str, int], null: Mapping[str, int]) -> dict[str, int]:
+    """``work - null`` for every counter that is not zero: the workload's own work, exact."""
+    return {n: v for n, v in sorted(net(work, null).items()) if v != 0}
 
 
 def path_for(python_version: str, workload: str, root: Path = BASELINES_DIR) -> Path:
@@ -43,12 +51,15 @@ def path_for(python_version: str, workload: str, root: Path = BASELINES_DIR) -> 
 def record(
     python_version: str,
     workload: str,
-    counters: Mapping[str, float],
+    counts: Mapping[str, int],
+    bracketed_loops: int,
     meta: Mapping[str, Any],
     root: Path = BASELINES_DIR,
 ) -> Path:
+    """``counts`` (net, over ``bracketed_loops`` loops) as the baseline; ``per_loop`` is for reading."""
     path = path_for(python_version, workload, root)
     path.parent.mkdir(parents=True, exist_ok=True)
+    kept = {k: int(v) for k, v in sorted(counts.items()) if compared(k)}
     doc = {
         "schema": SCHEMA,
         "metadata": {
@@ -58,7 +69,9 @@ def record(
             "harness_version": __version__,
             "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },
-        "per_loop": {k: round(v, 6) for k, v in sorted(counters.items()) if compared(k)},
+        "bracketed_loops": bracketed_loops,
+        "counts": kept,
+        "per_loop": {k: display(Fraction(v, bracketed_loops)) for k, v in kept.items()},
     }
     return write_json_atomic(path, doc, indent=1, sort_keys=True)
 
@@ -70,28 +83,43 @@ def load(python_version: str, workload: str, root: Path = BASELINES_DIR) -> dict
     return json.loads(path.read_text())
 
 
-def deviations(base: Mapping[str, float], new: Mapping[str, float], suite: SuiteConfig) -> list[Deviation]:
-    """Counters outside their tolerance (missing counters count as 0)."""
+def per_loop(doc: Mapping[str, Any]) -> tuple[dict[str, Fraction], int | None]:
+    """A baseline's exact per-loop values, and the decimals a value to compare with it is rounded
+    to (None: exact; schema 1 stored per-loop values rounded to ``PLACES_1`` decimals)."""
+    if doc.get("schema") == SCHEMA_1:
+        return {k: Fraction(str(v)) for k, v in doc["per_loop"].items()}, PLACES_1
+    if doc.get("schema") != SCHEMA:
+        raise ConfigError(f"baseline of schema {doc.get('schema')!r}: expected {SCHEMA!r}; record it again")
+    loops = int(doc["bracketed_loops"])
+    return {k: Fraction(int(v), loops) for k, v in doc["counts"].items()}, None
+
+
+def deviations(
+    base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig, places: int | None = None
+) -> list[Deviation]:
+    """Counters outside their tolerance (missing counters count as 0); ``new`` rounded to ``places``
+    decimals when the baseline was."""
     out = []
     for name in sorted(set(base) | set(new)):
         if not compared(name):
             continue
         tol = suite.tolerance_for(name)
-        b, v = float(base.get(name, 0.0)), round(float(new.get(name, 0.0)), 6)
+        b, v = Fraction(base.get(name, 0)), Fraction(new.get(name, 0))
+        v = v if places is None else round(v, places)
         if not tol.allows(b, v):
             allowed = "exact" if tol.rel == 0 and tol.abs == 0 else f"±{tol.abs:g}+{tol.rel:.0%}"
             out.append(Deviation(name, b, v, allowed))
     return out
 
 
-def max_relative_deviation(base: Mapping[str, float], new: Mapping[str, float], suite: SuiteConfig) -> float:
+def max_relative_deviation(base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig) -> float:
     """Largest relative deviation among compared, non-ignored counters (for the plot)."""
-    worst = 0.0
+    worst = Fraction(0)
     for name in set(base) | set(new):
         if not compared(name) or suite.tolerance_for(name).ignore:
             continue
-        b, v = float(base.get(name, 0.0)), float(new.get(name, 0.0))
+        b, v = Fraction(base.get(name, 0)), Fraction(new.get(name, 0))
         if b == v:
             continue
-        worst = max(worst, abs(v - b) / abs(b) if b else 1.0)
-    return worst
+        worst = max(worst, abs(v - b) / abs(b) if b else Fraction(1))
+    return float(worst)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import tomllib
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,10 @@ class Tolerance:
     ignore: bool = False
     reason: str = ""
 
-    def allows(self, base: float, new: float) -> bool:
-        return self.ignore or abs(new - base) <= self.abs + self.rel * abs(base)
+    def allows(self, base: float | Fraction, new: float | Fraction) -> bool:
+        """``|new - base| <= abs + rel * |base|``, computed exactly (a float is taken at its exact value)."""
+        b, n = Fraction(base), Fraction(new)
+        return self.ignore or abs(n - b) <= Fraction(self.abs) + Fraction(self.rel) * abs(b)
 
 
 @dataclass(frozen=True)

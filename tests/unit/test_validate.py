@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from pystats_harness.errors import BaselineMismatch, CanaryMismatch, FingerprintFailed, LeakageFound, NoBaseline
-from pystats_harness.validate.baseline import deviations, net_per_loop
+from pystats_harness.validate.baseline import deviations, net_counts
 from pystats_harness.validate.report import StepResult, ValidationReport, to_markdown
 from pystats_harness.validate.suiteconfig import load_suite
 
@@ -65,12 +67,14 @@ def test_distinct_codes() -> None:
 
 def test_baseline_net_and_tolerances() -> None:
     suite = load_suite()
-    net = net_per_loop(
-        {"opcode.A.execution_count": 110, "objects.allocations": 500}, {"opcode.A.execution_count": 10}, 10
+    counts = net_counts(
+        {"opcode.A.execution_count": 110, "objects.allocations": 500, "opcode.B.execution_count": 3},
+        {"opcode.A.execution_count": 10, "opcode.B.execution_count": 3},
     )
-    assert net == {"opcode.A.execution_count": 10.0, "objects.allocations": 50.0}
+    assert counts == {"opcode.A.execution_count": 100, "objects.allocations": 500}  # zeros left out
+    net = {n: Fraction(v, 10) for n, v in counts.items()}
     assert deviations(net, dict(net), suite) == []
-    bad = deviations(net, {"opcode.A.execution_count": 10.1, "objects.allocations": 52.0}, suite)
+    bad = deviations(net, {"opcode.A.execution_count": Fraction(101, 10), "objects.allocations": Fraction(52)}, suite)
     assert [d.name for d in bad] == ["opcode.A.execution_count"]  # exact; objects allowed ±20+10%
     assert deviations({"objects.method_cache_hits": 1}, {"objects.method_cache_hits": 900}, suite) == []
 
