@@ -201,3 +201,10 @@ def test_save_load_round_trip_and_bad_files(tmp_path: Path) -> None:
         load(tmp_path / "strings.json")
     with pytest.raises(StatsParseError, match="cannot read"):
         load(tmp_path / "missing.json")
+
+
+def test_summary_shows_counts_beyond_2_to_the_53_digit_for_digit() -> None:
+    from pystats_harness.stats import summary
+
+    c = Collection({}, {"family.NOP.execution_count": 2**60 + 1, "family.NOP.specialization.hit": 3})
+    assert "| `NOP` | 1,152,921,504,606,846,977 | 3 | 0 | 0 |" in summary.to_markdown(c)
