@@ -187,7 +187,7 @@ def _automated_vs_manual(
             allowed = _deferred.window(d.name, automated, manual, suite.processes)
             k = display(allowed.per_process)
             if allowed.allows(d.excess):
-                row.update(check=_deferred.KIND, within=k, note=f"within ±{k}: {_deferred.WHY}")
+                row.update(check=_deferred.KIND, within=k, note=f"within ±{k}")
             else:
                 row.update(note=f"beyond the ±{k} allowed where {_deferred.WHY}")
         elif rule.covers(d.name):

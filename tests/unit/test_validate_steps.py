@@ -369,7 +369,7 @@ def test_deferred_adjusted_by_a_miss_is_reported_not_leakage(suite: SuiteConfig,
             "a": -92.5,
             "b": -183,
             "within": 190,
-            "note": "within ±190: UPDATE_MISS_STATS decrements deferred before the instruction increments it",
+            "note": "within ±190",
         },
     )
     assert result.summary.endswith(
