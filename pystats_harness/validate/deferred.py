@@ -20,7 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
+
+from pystats_harness.suite import canary_rules, canary_source
 
 #: The finding kind (``check``) of a difference the rule allows.
 KIND = "adjusted across an instruction boundary"
@@ -39,6 +42,14 @@ class DeferredRule:
     def from_table(cls, table: Mapping[str, Any]) -> DeferredRule:
         rule = table.get("deferred_rule") or {"applied": None, "why": "the canary table has no deferred rule"}
         return cls(rule["applied"], str(rule["why"]))
+
+    @classmethod
+    def from_source(cls, root: Path) -> DeferredRule:
+        """The rule read on the host from a build's recorded source (``CacheEntry.source_dir``), for a
+        caller without the canary table (collect)."""
+        files = canary_source.read_files(str(root))
+        source = canary_source.source_facts(files, set()) if files else None
+        return cls.from_table({"deferred_rule": canary_rules.deferred_rule(source)})
 
     def covers(self, name: str) -> bool:
         """A counter the rule is about (whether or not it applies)."""

@@ -20,6 +20,7 @@ from pystats_harness.suite import canaries as C
 from pystats_harness.suite import canary_rules as R
 from pystats_harness.suite import canary_source as S
 from pystats_harness.validate import baseline
+from pystats_harness.validate.deferred import DeferredRule
 from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport, to_markdown
 from pystats_harness.validate.runs import PathRun, RunPath, Shape
 from pystats_harness.validate.steps import (
@@ -401,3 +402,14 @@ def test_deferred_beyond_the_misses_is_leakage_even_with_the_rule(suite: SuiteCo
     assert result.status is StepStatus.FAIL
     [finding] = result.findings
     assert finding["check"] == "automated vs manual" and finding["note"].startswith("beyond the ±190 allowed")
+
+
+def test_deferred_rule_read_on_the_host_from_a_builds_source(tmp_path: Path) -> None:
+    assert DeferredRule.from_source(tmp_path).applied is None  # nothing recorded: undetermined
+    (tmp_path / "Python").mkdir()
+    (tmp_path / "Python" / "ceval_macros.h").write_text(MISS_STATS_DEC)
+    assert DeferredRule.from_source(tmp_path) == DeferredRule(
+        True, R.deferred_rule(S.source_facts({"Python/ceval_macros.h": MISS_STATS_DEC}, set()))["why"]
+    )
+    (tmp_path / "Python" / "ceval_macros.h").write_text(MISS_STATS_NO_DEC)
+    assert DeferredRule.from_source(tmp_path).applied is False
