@@ -185,14 +185,15 @@ def validate(
     jobs: int = 2,
     out: str | None = None,
     require_baseline: bool = False,
+    strict: bool = False,
 ) -> None:
     """Prove the stats of a build are reliable: fingerprint, canaries, leakage, isolation, baselines."""
     from pystats_harness.cli import validate as cli
 
     ctx = _context(c)
     rev = rev or ctx.settings.default_rev
-    report = cli.run_validate(ctx, rev, patches, workloads=workloads, jobs=int(jobs), out=out)
-    error = report.error(require_baseline=require_baseline)
+    report = cli.run_validate(ctx, rev, patches, workloads=workloads, jobs=int(jobs), out=out, strict=strict)
+    error = report.error(require_baseline=require_baseline, strict=strict)
     if error is not None:
         raise error
 
@@ -209,6 +210,7 @@ def collect(
     loops: str | None = None,
     out: str | None = None,
     no_manual: bool = False,
+    strict: bool = False,
 ) -> None:
     """pystats for pyperformance benchmarks, each in its own container, with a trust verdict per benchmark."""
     from pystats_harness.cli import collect as cli
@@ -227,7 +229,7 @@ def collect(
         out=out,
         manual=not no_manual,
     )
-    cli.raise_for(outcomes)
+    cli.raise_for(outcomes, strict=strict)
 
 
 @task(help=options.BASELINE)

@@ -273,3 +273,10 @@ class NoBaseline(ValidationFailed):
     """No baseline is recorded for this Python version."""
 
     exit_code = 24
+
+
+class ValidationPartial(ValidationFailed):
+    """`invoke validate --strict`: a step could check only part of what it checks (canaries that cannot
+    be counted statically on this revision); without --strict that is reported, not fatal."""
+
+    exit_code = 19

@@ -3,6 +3,8 @@ and the first bad commit. Needs matplotlib (Agg canvas, no pyplot state)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,6 +13,41 @@ from pystats_harness.bisect.report import BisectReport, fmt_value
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+
+
+#: at most this many labelled commit ticks on an x axis (10 inches wide: about 60 points per label)
+MOST_TICKS = 12
+
+
+def commit_ticks(
+    indices: Sequence[int], labels: Sequence[str], *, most: int = MOST_TICKS
+) -> tuple[list[int], list[str]]:
+    """Ticks on whole commits: of the sorted commit ``indices`` (with their ``labels``), those at least
+    1/(most - 1) of the range apart from the previous one kept; the first and the last always."""
+    if not indices:
+        return [], []
+    gap = (indices[-1] - indices[0]) / max(1, most - 1)
+    kept = [0]
+    for pos in range(1, len(indices)):
+        if indices[pos] - indices[kept[-1]] >= gap:
+            kept.append(pos)
+    last = len(indices) - 1
+    if kept[-1] != last:
+        if len(kept) > 1:
+            kept.pop()  # too close to the last one, which is labelled instead
+        kept.append(last)
+    return [indices[k] for k in kept], [labels[k] for k in kept]
+
+
+def wrap_name(text: str, width: int) -> str:
+    """``text`` on lines of at most ``width`` characters, broken after dots and spaces (a counter name
+    has no spaces); a longer piece gets a line of its own."""
+    lines = [""]
+    for piece in re.split(r"(?<=[.\s])", text):
+        if lines[-1] and len(lines[-1]) + len(piece.rstrip()) > width:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def _points(ax: Axes, report: BisectReport) -> None:
@@ -62,16 +99,17 @@ def _first_bad(ax: Axes, report: BisectReport) -> None:
 
 def _axes(ax: Axes, report: BisectReport) -> None:
     r = report.result
-    if len(r.commits) <= 32:
-        ax.set_xticks([t.index for t in r.tested])
-        ax.set_xticklabels([f"{t.index}\n{t.sha[:7]}" for t in r.tested], fontsize=7)
+    tested = sorted(r.tested, key=lambda t: t.index)
+    ticks, labels = commit_ticks([t.index for t in tested], [f"{t.index}\n{t.sha[:7]}" for t in tested])
+    ax.set_xticks(ticks, labels, fontsize=7)
+    ax.set_xticks([t.index for t in tested], minor=True)  # every tested commit, unlabelled
     ax.set_xlim(-0.5, len(r.commits) - 0.5)
     good = f" {report.good_rev}" if report.good_rev else ""
     bad = f" {report.bad_rev}" if report.bad_rev else ""
     ax.set_xlabel(
         f"commit index on the path ({len(r.commits)} commits; 0 = good{good}, {len(r.commits) - 1} = bad{bad})"
     )
-    ax.set_ylabel(report.metric if len(report.metric) <= 60 else report.metric[:57] + "...", fontsize=8)
+    ax.set_ylabel(wrap_name(report.metric, 60), fontsize=8)
     on = f" on {report.workload}" if report.workload else ""
     ax.set_title(f"bisect{on}: {r.measurements} measured + 2 endpoints", fontsize=10)
     ax.legend(fontsize=8, loc="best")
@@ -92,5 +130,5 @@ def write_plot(report: BisectReport, path: Path) -> Path:
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
+    fig.savefig(path, format="png", bbox_inches="tight")
     return path

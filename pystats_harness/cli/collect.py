@@ -106,8 +106,9 @@ def _here(ctx: Context, rev: str, patches: str, suite_benchmarks: Suite, request
         return driver.collect(ctx, entry, suite_benchmarks, request, load_suite(), started=started, finished=finished)
 
 
-def raise_for(outcomes: list[one.Outcome]) -> None:
-    """Exit 25 when a benchmark failed to run, 26 when one is untrustworthy (see report.exit_error)."""
-    error = collect_report.exit_error(outcomes)
+def raise_for(outcomes: list[one.Outcome], *, strict: bool = False) -> None:
+    """Exit 25 when a benchmark failed to run, 26 when one is untrustworthy, 27 with ``strict`` when one
+    is partial (see report.exit_error)."""
+    error = collect_report.exit_error(outcomes, strict=strict)
     if error is not None:
         raise error

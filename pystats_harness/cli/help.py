@@ -56,11 +56,14 @@ VERIFY: dict[str, str] = {
 VALIDATE: dict[str, str] = {
     "rev": "revision (default: setting pystats.default_rev); built first if not cached",
     "patches": "auto (default), none, or ID,ID",
-    "workloads": "comma-separated suite workloads (default: all in configs/suite.toml)",
-    "jobs": "parallel containers (default 2)",
+    "workloads": "comma-separated suite workloads (default: all in configs/suite.toml); isolation adds a "
+    "partner from the suite when fewer than two are chosen",
+    "jobs": "parallel containers (default 2); isolation starts its two to four workloads at once regardless",
     "out": "directory for validation.json, validation.md and deviation.png",
     "require_baseline": "fail (exit 24) when no baseline is recorded for this Python version; without it the "
     "baselines step is skipped for such versions (every development commit)",
+    "strict": "fail (exit 19) when a step is partial (canaries that cannot be counted statically on this "
+    "revision); without it a partial step is reported, not fatal",
 }
 
 BASELINE: dict[str, str] = {
@@ -128,5 +131,6 @@ COLLECT: dict[str, str] = {
     "processes": "pyperf worker processes per benchmark; 2 or more checks that workers agree (default 2)",
     "loops": "a loops file (loops.json of an earlier collect, or a pyperf result JSON); default: calibrate",
     "out": "output directory (default: <cache_dir>/collect/<stamp>-<rev>); replaced only when complete",
-    "no_manual": "skip the manual-path leakage check (one extra run per benchmark)",
+    "no_manual": "skip the manual-path leakage check and the net counts (verdicts become partial)",
+    "strict": "exit 27 when a benchmark is partial (a check could not run)",
 }

@@ -29,7 +29,15 @@ def _progress(ctx: Context) -> Progress:
 
 
 def run_validate(
-    ctx: Context, rev: str, patches: str, *, workloads: str | None, jobs: int, out: str | None, leak: bool = False
+    ctx: Context,
+    rev: str,
+    patches: str,
+    *,
+    workloads: str | None,
+    jobs: int,
+    out: str | None,
+    leak: bool = False,
+    strict: bool = False,
 ) -> ValidationReport:
     settings = ctx.settings
     suite = load_suite()
@@ -59,6 +67,9 @@ def run_validate(
     if where:
         console.print(where)
     console.print(f"report: {paths['json']}  {paths['markdown']}  {paths['plot']}")
+    partial = ", ".join(step.step for step in report.partial_steps())
+    if partial and not strict:
+        ctx.reporter.warn(f"partial, not pass: {partial} only partly checked (see above); --strict makes it fail")
     return report
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pystats_harness.build.cache import BuildFacts
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.cluster.collect_unit import (
     CollectResult,
@@ -18,6 +19,7 @@ from pystats_harness.cluster.collect_unit import (
     collect_unit,
     write_files,
 )
+from pystats_harness.cluster.errors import MixedBuilds
 from pystats_harness.cluster.validate_unit import raise_failure, warn_unfit
 from pystats_harness.collect import driver, one
 from pystats_harness.collect.benchmarks import Suite
@@ -68,6 +70,22 @@ def run_metadata(address: str, workers: int, unfit: dict[str, str], results: Seq
     }
 
 
+def one_build(results: Sequence[CollectResult]) -> BuildFacts:
+    """The build every unit measured with; units of different builds (build keys) are never summed."""
+    keys: dict[str, list[str]] = {}
+    for r in results:
+        if r.build is not None:
+            keys.setdefault(r.build.key, []).append(r.worker)
+    if len(keys) > 1:
+        which = "; ".join(f"{key[:16]} on {', '.join(sorted(set(workers)))}" for key, workers in sorted(keys.items()))
+        raise MixedBuilds(
+            f"the workers measured with different builds ({which}), so their benchmarks cannot be put in one "
+            "collect; give every worker the same builder image (the build key covers its id) or collect on one worker",
+            keys={key: tuple(sorted(set(workers))) for key, workers in keys.items()},
+        )
+    return next(r.build for r in results if r.build is not None)
+
+
 def assemble(
     staging: Path, result: CollectResult, results: dict[str, tuple[one.Outcome, int | None]], finished: Finished
 ) -> None:
@@ -101,7 +119,7 @@ def collect_on_cluster(
         results: dict[str, tuple[one.Outcome, int | None]] = {}
         done = cluster.run_units(collect_unit, units, lambda _, r: assemble(staging, r, results, finished))
         warn_unfit(ctx, cluster.workers.unfit, named)
-        build = next(r.build for r in done if r.build is not None)
+        build = one_build(done)
         extra = {
             "revision": commit.rev,
             **run_metadata(address, cluster.size, cluster.workers.unfit, done),

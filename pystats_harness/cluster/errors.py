@@ -37,3 +37,14 @@ class UnitFailed(HarnessError):
         self.exit_code = exit_code
         self.worker = worker
         self.log_tail = tuple(log_tail)
+
+
+class MixedBuilds(HarnessError):
+    """The units of one cluster collect came back measured with different builds; nothing is summed or
+    written. Carries each build key and the workers that used it."""
+
+    exit_code = 28
+
+    def __init__(self, message: str, *, keys: dict[str, tuple[str, ...]]) -> None:
+        super().__init__(message)
+        self.keys = dict(keys)

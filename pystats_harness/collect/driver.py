@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,16 +27,22 @@ from typing import Any
 
 from pystats_harness.build.cache import BuildInfo, CacheEntry
 from pystats_harness.collect import loops as loops_file
-from pystats_harness.collect import one, report, runs, sites
+from pystats_harness.collect import one, overhead, report, runs, sites, trust
 from pystats_harness.collect.benchmarks import CANNOT_RUN, Benchmark, Suite
 from pystats_harness.collect.trust import Verdict
 from pystats_harness.errors import ConfigError, HarnessError, Interrupted, RunFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_text_atomic
 from pystats_harness.stats import summary
-from pystats_harness.stats.collection import aggregate, load, per_loop, save
+from pystats_harness.stats.collection import Collection, aggregate, load, per_loop, save
 from pystats_harness.stats.collection import collect as collect_dumps
 from pystats_harness.validate.suiteconfig import SuiteConfig
+
+#: Why no benchmark runs on an interpreter without the on/off API (pyperf's hook raises HookError).
+NO_STATS_API = (
+    "this interpreter has no sys._stats_on/_stats_off, so pyperf's --hook pystats refuses to run "
+    "(HookError); --patches auto adds the on/off API (stats-api)"
+)
 
 Started = Callable[[str], Callable[[str], None]]  # benchmark -> phase reporter
 Finished = Callable[[one.Outcome], None]
@@ -84,9 +91,13 @@ def _one(
     staging: Path,
     suite: SuiteConfig,
     phase: Callable[[str], None],
+    nulls: Callable[[runs.Place], overhead.NullRuns],
+    declared: Mapping[str, trust.Allowance],
 ) -> tuple[one.Outcome, int | None]:
     start, loops = time.perf_counter(), request.loops.get(bench.name) or None  # 0: did not run there
     out = staging / "benchmarks" / bench.name
+    if not entry.manifest().get("python", {}).get("has_stats_api", True):
+        return one.failed_before(bench, NO_STATS_API), None
     try:
         phase("requirements")
         place = _place(ctx, entry, bench, sites.benchmark_data_dir(ctx))
@@ -95,8 +106,8 @@ def _one(
         if loops is None:
             phase("calibrating loops")
             loops = runs.calibrated_loops(runs.calibrate(ctx, entry, bench, place, out / "calibrate").pyperf or {})
-        options = one.Options(request.processes, request.manual)
-        return one.measure(ctx, entry, bench, place, loops, out, options, suite, phase), loops
+        options = one.Options(request.processes, request.manual, declared)
+        return one.measure(ctx, entry, bench, place, loops, out, options, suite, phase, nulls(place)), loops
     except HarnessError as exc:
         if isinstance(exc, Interrupted | ConfigError) or exc.exit_code in (5, 15):
             raise  # the engine or the disk is gone, or the input is wrong: no point going on
@@ -104,14 +115,29 @@ def _one(
 
 
 def _write_all(staging: Path, entry: BuildInfo, outcomes: Sequence[one.Outcome]) -> None:
-    parts = [load(p) for o in outcomes if (p := staging / "benchmarks" / o.name / "collection.json").is_file()]
-    (staging / "all").mkdir(exist_ok=True)
-    if parts:
-        total = aggregate(parts)
-        save(total, staging / "all" / "collection.json")
-        write_text_atomic(staging / "all" / "summary.md", summary.to_markdown(total))
-        dumps = sorted(staging.glob("benchmarks/*/dumps/*"))
-        one.export(entry, dumps, {"benchmark": "all"}, staging / "all" / "summarize.json")
+    """``all/``: every benchmark summed (raw), and ``all/net/``: those with net counts, summed."""
+    _write_sum(staging, entry, [o.name for o in outcomes], "collection.json", staging / "all")
+    netted = [o.name for o in outcomes if (staging / "benchmarks" / o.name / "net" / "collection.json").is_file()]
+    _write_sum(staging, entry, netted, "net/collection.json", staging / "all" / "net")
+
+
+def _write_sum(staging: Path, entry: BuildInfo, names: Sequence[str], relative: str, into: Path) -> None:
+    paths = [p for name in names if (p := staging / "benchmarks" / name / relative).is_file()]
+    into.mkdir(parents=True, exist_ok=True)
+    if not paths:
+        return
+    total = aggregate([load(p) for p in paths])
+    counted = [p.parent.name if relative == "collection.json" else p.parent.parent.name for p in paths]
+    total = Collection({**total.metadata, "benchmark": "all", "benchmarks": counted}, total.counters, total.unknown)
+    save(total, into / "collection.json")
+    write_text_atomic(into / "summary.md", summary.to_markdown(total))
+    dumps = [d for name in counted for d in sorted((staging / "benchmarks" / name / "dumps").glob("*"))]
+    origin = {"benchmark": "all", "counts": total.metadata.get("counts", "")}
+    if relative == "collection.json":
+        one.export(entry, dumps, origin, into / "summarize.json")
+        return
+    nulls = [d for name in counted for d in sorted((staging / "benchmarks" / name / "null" / "automated").glob("*"))]
+    one.export_net(entry, dumps, nulls, origin, into / "summarize.json")
 
 
 Results = Mapping[str, tuple[one.Outcome, int | None]]  # benchmark -> its outcome and the loops it ran
@@ -139,10 +165,20 @@ def run_benchmarks(
     started: Started,
     finished: Finished,
 ) -> dict[str, tuple[one.Outcome, int | None]]:
-    """Every requested benchmark into ``staging/benchmarks/<name>/``, ``jobs`` at a time."""
+    """Every requested benchmark into ``staging/benchmarks/<name>/``, ``jobs`` at a time; the null
+    benchmark runs (each shape and loops once) under ``staging/null/``, which :func:`finish` removes."""
+    declared = trust.load_declared()
+    null_runs: list[overhead.NullRuns] = []
+    lock = threading.Lock()
+
+    def nulls(place: runs.Place) -> overhead.NullRuns:
+        with lock:
+            if not null_runs:
+                null_runs.append(overhead.NullRuns(ctx, entry, place, staging / "null"))
+            return null_runs[0]
 
     def job(bench: Benchmark) -> tuple[one.Outcome, int | None]:
-        result = _one(ctx, entry, bench, request, staging, suite, started(bench.name))
+        result = _one(ctx, entry, bench, request, staging, suite, started(bench.name), nulls, declared)
         finished(result[0])
         return result
 
@@ -169,6 +205,7 @@ def finish(
     not_run = [b.name for b in request.benchmarks if b.name not in loops]
     loops_file.write(staging / "loops.json", loops, suite_benchmarks.version, not_run)
     _write_all(staging, entry, outcomes)
+    shutil.rmtree(staging / "null", ignore_errors=True)  # each benchmark keeps the null dumps it used
     run = {
         "processes": request.processes,
         "jobs": request.jobs,
@@ -207,15 +244,16 @@ def _publish(staging: Path, out: Path) -> None:
 
 
 def manual_per_loop(ctx: Context, entry: CacheEntry, bench: Benchmark, loops: int) -> tuple[dict[str, float], Path]:
-    """One benchmark's timed function on the manual path, per loop (what a bisect measures); the run's
-    directory. A benchmark whose requirements cannot be installed here is a failed run."""
+    """One benchmark's timed functions on the manual path (each in its own process), per loop (what a
+    bisect measures); the first run's directory. A benchmark whose requirements cannot be installed
+    here is a failed run."""
     place = _place(ctx, entry, bench, sites.benchmark_data_dir(ctx))
     if isinstance(place, one.Outcome):
         raise RunFailed(f"pyperformance:{bench.name} cannot run on {entry.key[:12]}: {place.reason}")
     run = runs.manual(ctx, entry, bench, place, loops=loops)
     if not run.dumps:
         raise RunFailed(
-            f"the manual run of pyperformance:{bench.name} left no stats dump (output kept in {run.result.run_dir})"
+            f"the manual run of pyperformance:{bench.name} left no stats dump (output kept in {run.runs[0].result.run_dir})"
         )
     manual = collect_dumps(list(run.dumps), entry.names(), {**entry.stats_metadata(), "loops": loops})
-    return dict(per_loop(manual, loops).counters), run.result.run_dir
+    return dict(per_loop(manual, loops).counters), run.runs[0].result.run_dir

@@ -25,3 +25,9 @@ class CollectUntrusted(HarnessError):
     """Every benchmark ran, but at least one benchmark's stats are not trustworthy."""
 
     exit_code = 26
+
+
+class CollectPartial(HarnessError):
+    """``--strict``: a benchmark has a check that could not run (the trust table says which and why)."""
+
+    exit_code = 27

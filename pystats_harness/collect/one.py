@@ -1,9 +1,11 @@
-"""Collect one benchmark: its requirements, loops, the automated run, the manual run, the verdict,
-and its files under ``<out>/benchmarks/<name>/`` (collection.json, summary.md, dumps/)."""
+"""Collect one benchmark: its requirements, loops, the automated run, the manual run, the null
+benchmark of its shapes, the verdict, and its files under ``<out>/benchmarks/<name>/``:
+collection.json, summary.md, summarize.json and dumps/ (raw: pyperf's own code inside each bracket
+included), net/ (the same three without it, when the null benchmark ran), manual/ (the manual path's
+dumps, one per timed function) and null/ (the null's dumps, automated/ and manual/)."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -11,25 +13,29 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.build.cache import BuildInfo, CacheEntry
-from pystats_harness.collect import runs, trust
+from pystats_harness.collect import overhead, runs, trust
 from pystats_harness.collect.benchmarks import Benchmark
-from pystats_harness.collect.runs import BenchmarkRunFailed, BenchRun, Place
-from pystats_harness.errors import HarnessError
+from pystats_harness.collect.overhead import NullRuns
+from pystats_harness.collect.runs import BenchmarkRunFailed, Place
+from pystats_harness.errors import HarnessError, RunFailed
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import write_text_atomic
+from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
 from pystats_harness.stats import summary
-from pystats_harness.stats.collection import Collection, aggregate, collect, per_loop, save
-from pystats_harness.stats.summarize_json import write_summarize_json
+from pystats_harness.stats.collection import Collection, per_loop, save
+from pystats_harness.stats.summarize_json import summarize_json, write_summarize_json
 from pystats_harness.validate.suiteconfig import SuiteConfig
 
 Phase = Callable[[str], None]
+#: Findings kept per check in report.json (every differing counter of a large benchmark fits).
+FINDINGS_KEPT = 5000
 
 
 @dataclass(frozen=True)
 class Options:
     processes: int
     manual: bool = True
-    tolerances: trust.Tolerances = field(default_factory=trust.Tolerances)
+    #: benchmarks whose work varies between processes (configs/collect.toml), with their allowance
+    declared: Mapping[str, trust.Allowance] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -61,48 +67,146 @@ class Outcome:
                     "check": c.check.value,
                     "status": c.status.value,
                     "detail": c.detail,
-                    "findings": list(c.findings[:50]),
+                    "findings": list(c.findings[:FINDINGS_KEPT]),
                 }
                 for c in self.checks
             ],
         }
 
 
-def _dump_collections(entry: CacheEntry, dumps: Sequence[Path], loops: int) -> list[Collection]:
-    meta = {**entry.stats_metadata(), "loops": loops}
-    return [collect([d], entry.names(), meta) for d in dumps]
-
-
-def _groups(nonempty: Sequence[Collection], functions: int, processes: int) -> list[list[Mapping[str, float]]]:
-    """Workers of one timed function are consecutive (pyperf runs each function's workers in turn)."""
+def _groups(nonempty: Sequence[Mapping[str, int]], functions: int, processes: int) -> list[list[Mapping[str, int]]]:
+    """The workers of each timed function. pyperf runs each function's workers in turn, but dumps written
+    within one tick of the file system's clock have the same mtime, so the order cannot say which
+    function a dump belongs to: each group is the first dump left and the ``processes - 1`` dumps most
+    like it (instructions executed per opcode), which the workers of one function are, by far."""
     if len(nonempty) != functions * processes:
         return []
-    return [[c.counters for c in nonempty[i * processes : (i + 1) * processes]] for i in range(functions)]
+    if functions == 1:
+        return [list(nonempty)]
+    left = list(nonempty)
+    groups = []
+    while left:
+        first = left.pop(0)
+        left.sort(key=lambda other: _distance(first, other))
+        groups.append([first, *left[: processes - 1]])
+        del left[: processes - 1]
+    return groups
 
 
-def _keep(run: BenchRun, into: Path) -> list[Path]:
-    into.mkdir(parents=True, exist_ok=True)
-    kept = []
-    for i, dump in enumerate(run.dumps):
-        target = into / f"{i:03d}-{dump.name}"
-        shutil.copyfile(dump, target)
-        kept.append(target)
-    return kept
+def _distance(a: Mapping[str, int], b: Mapping[str, int]) -> int:
+    names = {n for n in (*a, *b) if n.startswith("opcode.") and n.endswith(".execution_count")}
+    return sum(abs(a.get(n, 0) - b.get(n, 0)) for n in names)
 
 
-def _manual(
-    ctx: Context, entry: CacheEntry, bench: Benchmark, place: Place, loops: int, functions: int
-) -> tuple[Mapping[str, float] | None, str]:
-    if not bench.directly_callable:
-        return None, f"timed function not callable directly ({bench.timing.value})"
+def why_no_dump(entry: BuildInfo) -> str:
+    """What the build's fingerprint says about a worker that dumped nothing ("" when it dumps as fixed
+    CPython does): counts made while collection is off never reach a file, and counting from start-up."""
+    probes = entry.manifest().get("fingerprint", {})
+    reasons = []
+    if probes.get("on-work-off", {}).get("ok") is False:
+        reasons.append(
+            "this interpreter does not dump stats at exit while collection is off, and pyperf's hook ends every "
+            "bracket with sys._stats_off(), so a worker's counts are never written (fixed by GH-100144; "
+            "--patches auto applies dump-when-off)"
+        )
+    if probes.get("plain", {}).get("ok") is False:
+        reasons.append("counting begins at start-up, not at the first bracket (--patches auto: xstats-default-off)")
+    return "; ".join(reasons)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The automated run of one benchmark: its kept dumps, per-worker and total counters."""
+
+    dumps: tuple[Path, ...]
+    per_dump: tuple[dict[str, int], ...]
+    total: dict[str, int]
+    functions: tuple[str, ...]
+
+    @property
+    def nonempty(self) -> list[dict[str, int]]:
+        return [c for c in self.per_dump if any(c.values())]
+
+
+def _leakage(
+    ctx: Context,
+    entry: CacheEntry,
+    bench: Benchmark,
+    place: Place,
+    loops: int,
+    measured: Measured,
+    checks: Sequence[trust.CheckResult],
+    out: Path,
+    options: Options,
+    nulls: NullRuns,
+    phase: Phase,
+) -> tuple[trust.LeakCounts | None, str]:
+    """The automated path's counts and the manual path's plus pyperf's overhead (the null benchmark of
+    each timed function's shape, both ways), or why they could not be measured."""
+    if not options.manual:
+        return None, "not checked: --no-manual"
+    if any(c.status is trust.Status.FAIL for c in checks if c.check in (trust.Check.EMPTY, trust.Check.WRAPPER)):
+        return None, "not checked: nothing of the benchmark's own to compare (see the checks that failed)"
+    phase("manual path")
     try:
-        run = runs.manual(ctx, entry, bench, place, loops=loops)
+        manual = runs.manual(ctx, entry, bench, place, loops=loops)
     except BenchmarkRunFailed as exc:
         return None, f"not checked: the manual path failed ({exc})"
-    if not run.dumps:
-        return None, "not checked: the manual run left no dump"
-    manual = collect(list(run.dumps), entry.names(), {**entry.stats_metadata(), "loops": loops})
-    return per_loop(manual, loops).counters, ""
+    if len(manual.dumps) != len(manual.runs):
+        return None, f"not checked: the manual path left {len(manual.dumps)} dumps for {len(manual.runs)} runs"
+    if len(manual.shapes) != len(measured.functions):
+        return None, (
+            f"not checked: the manual path bracketed {len(manual.shapes)} timed function(s), "
+            f"pyperf timed {len(measured.functions)}"
+        )
+    phase("null benchmark")
+    try:
+        used = [nulls.get(shape, loops, options.processes) for shape in manual.shapes]
+    except RunFailed as exc:
+        return None, f"not checked: the null benchmark failed ({exc})"
+    null_auto = overhead.keep([d for n in used for d in n.automated], out / "null" / "automated")
+    null_manual = overhead.keep([d for n in used for d in n.manual], out / "null" / "manual")
+    pyperf_code = overhead.counters(entry, null_auto)  # over every worker of every timed function
+    runner_code = overhead.scaled(overhead.counters(entry, null_manual), options.processes)
+    _write_net(entry, bench, measured, (null_auto, pyperf_code), manual.shapes, loops, options.processes, out / "net")
+    by_hand = overhead.scaled(overhead.counters(entry, overhead.keep(manual.dumps, out / "manual")), options.processes)
+    predicted = overhead.add(by_hand, overhead.subtract(pyperf_code, runner_code))
+    machinery = trust.executed(pyperf_code) + trust.executed(runner_code)
+    return trust.LeakCounts(measured.total, predicted, options.processes, machinery), ""
+
+
+def _write_net(
+    entry: BuildInfo,
+    bench: Benchmark,
+    measured: Measured,
+    null: tuple[Sequence[Path], Mapping[str, int]],
+    shapes: Sequence[str],
+    loops: int,
+    processes: int,
+    into: Path,
+) -> None:
+    """The benchmark's collection and summarize_stats export without pyperf's code inside the brackets."""
+    bracketed = loops * processes * len(measured.functions)
+    origin = {
+        "benchmark": bench.name,
+        "loops": bracketed,
+        "counts": "net",
+        "net_of": NET_OF.format(shapes=",".join(shapes), loops=loops, processes=processes),
+    }
+    null_dumps, null_counters = null
+    net = overhead.subtract(measured.total, null_counters)
+    into.mkdir(parents=True, exist_ok=True)
+    collection = Collection({**entry.stats_metadata(), **origin}, net)
+    save(collection, into / "collection.json")
+    write_text_atomic(into / "summary.md", summary.to_markdown(per_loop(collection)))
+    export_net(entry, measured.dumps, null_dumps, origin, into / "summarize.json")
+
+
+NET_OF = (
+    "the null benchmark ({shapes}) at {loops} loops over {processes} worker(s) per timed function: pyperf's "
+    "hook, task and loop code inside each bracket, and the null's own call and return"
+)
+RAW = "raw: pyperf's own code inside each bracket included (net/ has the counts without it)"
 
 
 def measure(
@@ -115,37 +219,55 @@ def measure(
     options: Options,
     suite: SuiteConfig,
     phase: Phase,
+    nulls: NullRuns,
 ) -> Outcome:
     start = time.perf_counter()
     phase("pyperf --hook pystats")
     run = runs.automated(ctx, entry, bench, place, out / "pyperf", loops=loops, processes=options.processes)
-    functions = runs.timed_names(run.pyperf or {}) or (bench.name,)
-    dumps = _keep(run, out / "dumps")
-    per_dump = _dump_collections(entry, dumps, loops)
-    nonempty = [c for c in per_dump if any(c.counters.values())]
-    bracketed = loops * options.processes * len(functions)
-    meta = {"benchmark": bench.name, "path": "automated", "loops": bracketed, "processes": options.processes}
-    total = aggregate(per_dump) if per_dump else Collection({**entry.stats_metadata(), "nfiles": 0}, {})
-    total = Collection({**total.metadata, **meta}, total.counters, total.unknown)
-    save(total, out / "collection.json")
+    dumps = tuple(overhead.keep(run.dumps, out / "dumps"))
+    per_dump = tuple(overhead.counters(entry, [d]) for d in dumps)
+    total = _sum(per_dump)
+    measured = Measured(dumps, per_dump, total, runs.timed_names(run.pyperf or {}) or (bench.name,))
+    bracketed = loops * options.processes * len(measured.functions)
+    meta = {
+        **entry.stats_metadata(),
+        "nfiles": len(dumps),
+        "benchmark": bench.name,
+        "path": "automated",
+        "loops": bracketed,
+        "processes": options.processes,
+        "counts": RAW,
+    }
+    save(Collection(meta, total), out / "collection.json")
+    rules = trust.Rules(suite, options.declared.get(bench.name))
     checks = [
-        trust.check_dumps(len(nonempty), options.processes * len(functions)),
-        trust.check_agreement(_groups(nonempty, len(functions), options.processes), suite, options.tolerances),
+        trust.check_dumps(len(measured.nonempty), options.processes * len(measured.functions), why_no_dump(entry)),
+        trust.check_agreement(_groups(measured.nonempty, len(measured.functions), options.processes), rules),
         trust.check_wrapper(bench),
-        trust.check_empty(total.counters, len(per_dump)),
+        trust.check_empty(total, len(dumps)),
     ]
-    if total.counters:
-        write_text_atomic(out / "summary.md", summary.to_markdown(per_loop(total)))
-        export(entry, dumps, {"benchmark": bench.name, "loops": bracketed}, out / "summarize.json")
-    manual, why_not = None, "skipped (--no-manual)"
-    if options.manual and checks[-1].status is trust.Status.PASS:
-        phase("manual path")
-        manual, why_not = _manual(ctx, entry, bench, place, loops, len(functions))
-    auto_per_loop = {k: v / (options.processes * loops) for k, v in total.counters.items()}
-    checks.append(trust.check_leakage(auto_per_loop, manual, why_not, options.tolerances))
+    if total:
+        write_text_atomic(out / "summary.md", summary.to_markdown(per_loop(Collection(meta, total))))
+        export(entry, dumps, {"benchmark": bench.name, "loops": bracketed, "counts": RAW}, out / "summarize.json")
+    net, why_not = _leakage(ctx, entry, bench, place, loops, measured, checks, out, options, nulls, phase)
+    checks.append(trust.check_leakage(net, why_not, rules))
     return Outcome(
-        bench.name, bench.directory, trust.verdict(checks), tuple(checks), loops, functions, time.perf_counter() - start
+        bench.name,
+        bench.directory,
+        trust.verdict(checks),
+        tuple(checks),
+        loops,
+        measured.functions,
+        time.perf_counter() - start,
     )
+
+
+def _sum(parts: Sequence[Mapping[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for part in parts:
+        for name, value in part.items():
+            total[name] = total.get(name, 0) + value
+    return total
 
 
 def export(entry: BuildInfo, dumps: Sequence[Path], origin: Mapping[str, Any], path: Path) -> None:
@@ -155,11 +277,26 @@ def export(entry: BuildInfo, dumps: Sequence[Path], origin: Mapping[str, Any], p
         write_summarize_json(dumps, names, {**entry.stats_metadata(), **origin}, path)
 
 
+def export_net(
+    entry: BuildInfo, dumps: Sequence[Path], null_dumps: Sequence[Path], origin: Mapping[str, Any], path: Path
+) -> None:
+    """The summarize_stats-compatible JSON of ``dumps`` less ``null_dumps`` (raw keys subtracted)."""
+    names = entry.names()
+    if names is not None and dumps:
+        doc = summarize_json(overhead.net_dump(dumps, null_dumps), names, {**entry.stats_metadata(), **origin})
+        write_json_atomic(path, doc)
+
+
 def failed(bench: Benchmark, exc: HarnessError, seconds: float, loops: int | None = None) -> Outcome:
     tail = exc.log_tail if isinstance(exc, BenchmarkRunFailed) else ""
     return Outcome(
         bench.name, bench.directory, trust.Verdict.FAILED, loops=loops, seconds=seconds, reason=str(exc), log_tail=tail
     )
+
+
+def failed_before(bench: Benchmark, why: str) -> Outcome:
+    """A benchmark that was not run because the interpreter cannot run it (said why, one line)."""
+    return Outcome(bench.name, bench.directory, trust.Verdict.FAILED, reason=why)
 
 
 def skipped(bench: Benchmark, package: str, why: str) -> Outcome:

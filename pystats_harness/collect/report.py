@@ -12,7 +12,7 @@ from rich.table import Table
 
 from pystats_harness.build.cache import BuildInfo
 from pystats_harness.collect.benchmarks import Suite
-from pystats_harness.collect.errors import CollectFailed, CollectUntrusted
+from pystats_harness.collect.errors import CollectFailed, CollectPartial, CollectUntrusted
 from pystats_harness.collect.one import Outcome
 from pystats_harness.collect.trust import Check, Status, Verdict
 from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
@@ -20,12 +20,24 @@ from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
 SCHEMA = "pystats-harness-collect/1"
 _STYLE = {
     Verdict.TRUSTED: "green",
+    Verdict.APPROXIMATE: "cyan",
+    Verdict.PARTIAL: "yellow",
     Verdict.UNRELIABLE: "yellow",
     Verdict.SKIPPED: "yellow",
     Verdict.UNTRUSTED: "red",
     Verdict.FAILED: "red",
 }
-_MARK = {Status.PASS: "✓", Status.FAIL: "✗", Status.NOT_APPLICABLE: "–"}
+_MARK = {Status.PASS: "✓", Status.APPROXIMATE: "≈", Status.FAIL: "✗", Status.NOT_CHECKED: "?"}
+#: What each verdict means, said once in the headline's legend and trust.md.
+MEANING = {
+    Verdict.TRUSTED: "every check ran and held exactly",
+    Verdict.APPROXIMATE: "every check ran and held, some counters within the benchmark's declared allowance",
+    Verdict.PARTIAL: "what ran held, but a check could not run (named, with why)",
+    Verdict.UNRELIABLE: "the stats measure a wrapper, not the benchmark",
+    Verdict.UNTRUSTED: "a check failed",
+    Verdict.FAILED: "did not run",
+    Verdict.SKIPPED: "cannot run here (a requirement)",
+}
 
 
 def counts(outcomes: Sequence[Outcome]) -> dict[str, int]:
@@ -40,14 +52,22 @@ def headline(outcomes: Sequence[Outcome]) -> str:
     return f"{len(ran)} of {len(outcomes)} benchmarks ran ({len(dirs)} benchmark directories): {parts}"
 
 
+def legend(outcomes: Sequence[Outcome]) -> str:
+    """What the verdicts that occur mean."""
+    present = [v for v in Verdict if any(o.verdict is v for o in outcomes)]
+    return "; ".join(f"{v.value}: {MEANING[v]}" for v in present)
+
+
 def detail(o: Outcome) -> str:
-    """The reason, the failed checks' details, or the leakage check's numbers."""
+    """The reason, the failed checks' details, what was not checked and why, what holds only within an
+    allowance, or the leakage check's numbers."""
     if o.reason:
         return o.reason
-    bad = [c for c in o.checks if c.status is Status.FAIL]
-    return "; ".join(f"{c.check.value}: {c.detail}" for c in bad) or next(
-        (c.detail for c in o.checks if c.check is Check.LEAKAGE), ""
-    )
+    for status in (Status.FAIL, Status.NOT_CHECKED, Status.APPROXIMATE):
+        shown = [c for c in o.checks if c.status is status]
+        if shown:
+            return "; ".join(f"{c.check.value}: {c.detail}" for c in shown)
+    return next((c.detail for c in o.checks if c.check is Check.LEAKAGE), "")
 
 
 def to_rich(outcomes: Sequence[Outcome], title: str) -> Table:
@@ -72,6 +92,8 @@ def to_markdown(outcomes: Sequence[Outcome], meta: Mapping[str, Any]) -> str:
         f"# pystats over pyperformance {meta['pyperformance']}: {meta['revision']} ({str(meta['sha'])[:12]}, Python {meta['python_version']})",
         "",
         headline(outcomes),
+        "",
+        legend(outcomes),
         "",
         "| Benchmark | Verdict | Loops | " + " | ".join(c.value for c in Check) + " | Detail |",
         "|:---|:---|---:|" + ":-:|" * len(Check) + ":---|",
@@ -102,10 +124,13 @@ def read(out: Path) -> dict[str, Any]:
     return dict(json.loads((out / "report.json").read_text()))
 
 
-def exit_error(outcomes: Sequence[Outcome]) -> CollectFailed | CollectUntrusted | None:
-    """Failed runs first (exit 25), then untrusted stats (26). Skipped benchmarks (a requirement that
-    cannot be installed here, said why) and unreliable ones (bench_command: the wrapper is measured)
-    are reported but do not fail a collect: they are properties of the benchmark, not of this run."""
+def exit_error(
+    outcomes: Sequence[Outcome], *, strict: bool = False
+) -> CollectFailed | CollectUntrusted | CollectPartial | None:
+    """Failed runs first (exit 25), then untrusted stats (26), then, with ``strict``, benchmarks with a
+    check that could not run (27). Skipped benchmarks (a requirement that cannot be installed here, said
+    why) and unreliable ones (bench_command: the wrapper is measured) are reported but do not fail a
+    collect: they are properties of the benchmark, not of this run."""
     failed = [o.name for o in outcomes if o.verdict is Verdict.FAILED]
     if failed:
         return CollectFailed(
@@ -114,4 +139,13 @@ def exit_error(outcomes: Sequence[Outcome]) -> CollectFailed | CollectUntrusted 
     untrusted = [o.name for o in outcomes if o.verdict is Verdict.UNTRUSTED]
     if untrusted:
         return CollectUntrusted(f"stats of {len(untrusted)} benchmark(s) are not trustworthy: {', '.join(untrusted)}")
+    partial = [o for o in outcomes if o.verdict is Verdict.PARTIAL]
+    if strict and partial:
+        what = ", ".join(
+            f"{o.name} ({', '.join(c.check.value for c in o.checks if c.status is Status.NOT_CHECKED)})"
+            for o in partial
+        )
+        return CollectPartial(
+            f"--strict: {len(partial)} benchmark(s) have checks that did not run: {what}; trust.md says why"
+        )
     return None

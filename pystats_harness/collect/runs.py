@@ -3,6 +3,8 @@
 calibrate   pyperf without the hook, 1 process, 1 value: the loops pyperf calibrates (no stats kept)
 automated   ``run_benchmark.py EXTRA --hook pystats --warmups 0 --loops N --values 1 --processes P``
 manual      ``/suite/pyperformance_manual.py N run_benchmark.py EXTRA``: one bracket per timed function
+null        both of the above on ``/suite/pyperformance_null.py`` (timed functions that do nothing, of
+            the benchmark's shapes): what each path executes inside its brackets besides the benchmark
 
 Mounts (read-only): pyperformance's benchmarks at /bench, pyperf at /wheels/site, the benchmark's
 own requirements (when it has any) at /bench-site; pyperf's JSON goes to a writable /out.
@@ -31,7 +33,8 @@ BENCH_SITE_MOUNT = "/bench-site"
 OUT_MOUNT = "/out"
 SUITE_MOUNT = "/suite"
 #: pyperf gives workers a filtered environment; these must reach them.
-INHERITED = ("PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYPERFORMANCE_RUNID")
+INHERITED = ("PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYPERFORMANCE_RUNID", "PYSTATS_NULL_SHAPES")
+NULL_SCRIPT = f"{SUITE_MOUNT}/pyperformance_null.py"
 
 
 @dataclass(frozen=True)
@@ -91,22 +94,27 @@ def _env(place: Place, benchmark: Benchmark) -> dict[str, str]:
     }
 
 
-def pyperf_args(benchmark: Benchmark, *, loops: int | None, processes: int, hook: bool) -> tuple[str, ...]:
-    """Pure: the command line of a pyperf run of ``benchmark`` (``loops`` None: calibrate)."""
-    script = f"{BENCH_MOUNT}/{benchmark.directory}/{benchmark.runscript}"
-    args = ["-u", script, *benchmark.extra_opts, "--inherit-environ", ",".join(INHERITED)]
+def script_of(benchmark: Benchmark) -> tuple[str, ...]:
+    """The run script inside the container and the benchmark's extra options."""
+    return (f"{BENCH_MOUNT}/{benchmark.directory}/{benchmark.runscript}", *benchmark.extra_opts)
+
+
+def pyperf_args(
+    script: Sequence[str], *, loops: int | None, processes: int, hook: bool, out: str = f"{OUT_MOUNT}/pyperf.json"
+) -> tuple[str, ...]:
+    """Pure: the command line of a pyperf run of ``script`` (path and options; ``loops`` None: calibrate)."""
+    args = ["-u", *script, "--inherit-environ", ",".join(INHERITED)]
     if loops is None:
         args += ["--processes", "1", "--values", "1", "--warmups", "1"]
     else:
         args += ["--loops", str(loops), "--values", "1", "--warmups", "0", "--processes", str(processes)]
     if hook:
         args += ["--hook", "pystats"]
-    return (*args, "--quiet", "--output", f"{OUT_MOUNT}/pyperf.json")
+    return (*args, "--quiet", "--output", out)
 
 
-def manual_args(benchmark: Benchmark, loops: int) -> tuple[str, ...]:
-    script = f"{BENCH_MOUNT}/{benchmark.directory}/{benchmark.runscript}"
-    return ("-u", f"{SUITE_MOUNT}/pyperformance_manual.py", str(loops), script, *benchmark.extra_opts)
+def manual_args(script: Sequence[str], loops: int) -> tuple[str, ...]:
+    return ("-u", f"{SUITE_MOUNT}/pyperformance_manual.py", str(loops), *script)
 
 
 def _tail(result: RunResult, lines: int = 30) -> str:
@@ -135,7 +143,7 @@ def _run(ctx: Context, entry: CacheEntry, request: RunRequest, out: Path | None,
 
 
 def calibrate(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, out: Path) -> BenchRun:
-    args = pyperf_args(benchmark, loops=None, processes=1, hook=False)
+    args = pyperf_args(script_of(benchmark), loops=None, processes=1, hook=False)
     request = RunRequest(
         args,
         env=_env(place, benchmark),
@@ -149,19 +157,78 @@ def calibrate(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Plac
 def automated(
     ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, out: Path, *, loops: int, processes: int
 ) -> BenchRun:
-    args = pyperf_args(benchmark, loops=loops, processes=processes, hook=True)
+    args = pyperf_args(script_of(benchmark), loops=loops, processes=processes, hook=True)
     request = RunRequest(args, env=_env(place, benchmark), mounts=_mounts(place, out), label=f"pyperf-{benchmark.name}")
     return _run(ctx, entry, request, out, "pyperf --hook pystats run", benchmark.name)
 
 
-def manual(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, *, loops: int) -> BenchRun:
-    request = RunRequest(
-        manual_args(benchmark, loops),
-        env=_env(place, benchmark),
-        mounts=_mounts(place, None),
-        label=f"manual-{benchmark.name}",
+@dataclass(frozen=True)
+class ManualRun:
+    """The manual path, one fresh process per timed function (as pyperf runs each in its own workers):
+    the runs in order, and each timed function's shape (``kind:nargs``)."""
+
+    runs: tuple[BenchRun, ...]
+    shapes: tuple[str, ...]
+
+    @property
+    def dumps(self) -> tuple[Path, ...]:
+        return tuple(d for run in self.runs for d in run.dumps)
+
+
+def _manual_report(result: RunResult) -> Mapping[str, Any]:
+    for line in reversed(result.stdout.strip().splitlines()):
+        if line.startswith("{"):
+            return dict(json.loads(line))
+    return {}
+
+
+def manual(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, *, loops: int) -> ManualRun:
+    """Every timed function of ``benchmark`` bracketed in its own process (the first run says how many)."""
+    done: list[BenchRun] = []
+    shapes: tuple[str, ...] = ()
+    index = 0
+    while index == 0 or index < len(shapes):
+        request = RunRequest(
+            manual_args(script_of(benchmark), loops),
+            env={**_env(place, benchmark), "PYSTATS_MANUAL_ONLY": str(index)},
+            mounts=_mounts(place, None),
+            label=f"manual-{benchmark.name}-{index}",
+        )
+        done.append(_run(ctx, entry, request, None, "manual run", benchmark.name))
+        if index == 0:
+            shapes = tuple(str(s) for s in _manual_report(done[0].result).get("shapes", ()))
+        index += 1
+    return ManualRun(tuple(done), shapes)
+
+
+@dataclass(frozen=True)
+class NullRuns:
+    """The null benchmark of one shape and loops on both paths: what each path executes inside its
+    bracket besides the benchmark (the automated path over ``processes`` workers)."""
+
+    shape: str
+    loops: int
+    processes: int
+    automated: BenchRun
+    manual: BenchRun
+
+
+def null(
+    ctx: Context, entry: CacheEntry, place: Place, out: Path, *, shape: str, loops: int, processes: int
+) -> NullRuns:
+    """The null benchmark (``suite/pyperformance_null.py``) of one timed function's ``shape`` at
+    ``loops``, run as a benchmark is: pyperf with the hook over ``processes`` workers, then by hand."""
+    env = {"PYTHONPATH": PYPERF_SITE_MOUNT, "PYTHONDONTWRITEBYTECODE": "1", "PYSTATS_NULL_SHAPES": shape}
+    label = f"null-{shape.replace(':', '')}-{loops}"
+    bare = Place(place.data_dir, place.pyperf_site, None)
+    args = pyperf_args((NULL_SCRIPT,), loops=loops, processes=processes, hook=True)
+    auto = RunRequest(args, env=env, mounts=_mounts(bare, out), label=f"pyperf-{label}")
+    automated_run = _run(ctx, entry, auto, out, "pyperf --hook pystats run", "the null benchmark")
+    by_hand = RunRequest(
+        manual_args((NULL_SCRIPT,), loops), env=env, mounts=_mounts(bare, None), label=f"manual-{label}"
     )
-    return _run(ctx, entry, request, None, "manual run", benchmark.name)
+    manual_run = _run(ctx, entry, by_hand, None, "manual run", "the null benchmark")
+    return NullRuns(shape, loops, processes, automated_run, manual_run)
 
 
 def calibrated_loops(doc: Mapping[str, Any]) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
+from pystats_harness.bisect.plot import commit_ticks, wrap_name
 from pystats_harness.bisect.report import fmt_value
 from pystats_harness.history.driver import HistoryRun, short_label
 from pystats_harness.history.select import ChangePoint
@@ -116,12 +117,14 @@ def to_markdown(run: HistoryRun) -> str:
 
 
 def write_plot(run: HistoryRun, path: Path) -> Path:
-    """One panel per metric over the commit index; change points in red."""
+    """One panel per metric over the commits (ticks on measured commits: short sha and date); change
+    points in red."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(10, 2.6 * len(run.metrics) + 1), dpi=100)
     FigureCanvasAgg(fig)
+    ticks, labels = commit_ticks(run.picked, [f"{run.path[i].sha[:7]}\n{run.path[i].date[:10]}" for i in run.picked])
     for row, metric in enumerate(run.metrics, start=1):
         ax = fig.add_subplot(len(run.metrics), 1, row)
         for series in (s for s in run.series if s.metric == metric):
@@ -135,10 +138,14 @@ def write_plot(run: HistoryRun, path: Path) -> Path:
                 ax.annotate(sha, (run.picked[change.after], change.new), fontsize=7)
         if len(run.workloads) > 1:
             ax.legend(fontsize=7)
-        ax.set_ylabel(metric.expression[:50], fontsize=8)
+        ax.set_ylabel(wrap_name(metric.expression, 34), fontsize=8)
+        ax.set_xticks(ticks, labels, fontsize=7)
+        ax.set_xticks(run.picked, minor=True)  # every measured commit, unlabelled
         ax.grid(True, alpha=0.3)
-    fig.axes[-1].set_xlabel(f"commit index (first parent, 0 = {run.path[0].sha[:10]})")
+    fig.axes[-1].set_xlabel(
+        f"commit (first parent, oldest left): {len(run.picked)} of {len(run.path)} measured, {len(ticks)} labelled"
+    )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
+    fig.savefig(path, format="png", bbox_inches="tight")
     return path

@@ -1,55 +1,160 @@
 """Manual path for a pyperformance benchmark: ``_stats_on(); f(loops); _stats_off()`` in one process.
 
-    python3 /suite/pyperformance_manual.py LOOPS RUNSCRIPT [EXTRA_OPTS...]
+    [PYSTATS_MANUAL_ONLY=K] python3 /suite/pyperformance_manual.py LOOPS RUNSCRIPT [EXTRA_OPTS...]
 
 Runs the benchmark's run script as ``__main__`` (a real module in ``sys.modules``, so that
 multiprocessing can pickle its functions) with ``pyperf.Runner`` replaced by a subclass whose
-``bench_time_func`` / ``bench_func`` call the timed function inside one bracket instead of timing it
--- at the moment the script hands it over, inside whatever set-up the script made around that call
-(e.g. a temporary directory removed right after). Everything else of the Runner -- its argument
-parser, metadata, ``parse_args`` -- is pyperf's own. No warmup (as ``--warmups 0`` for the automated
-path): ``f(loops, *args)`` for ``bench_time_func``, ``f(*args)`` ``loops`` times for ``bench_func``.
-The process exits normally and dumps once. Prints one JSON line: the benchmark names it bracketed.
+``bench_time_func`` / ``bench_func`` / ``bench_async_func`` call the timed function inside one
+bracket instead of timing it -- at the moment the script hands it over, inside whatever set-up the
+script made around that call (e.g. a temporary directory removed right after). Everything else of
+the Runner -- its argument parser, metadata, ``parse_args`` -- is pyperf's own. No warmup (as
+``--warmups 0`` for the automated path). Inside the bracket the timed function is driven the way
+pyperf's worker drives it (``f(loops, *args)``; a local ``for`` over ``range(loops)`` calling ``f``
+or ``functools.partial(f, *args)``; the same in a coroutine on a new event loop), without pyperf's
+worker, hooks or timing around it, so that the loop's own instructions specialize as in pyperf; what
+the bracket itself costs is measured by the null benchmark (pyperformance_null.py) run the same way.
+Only the K-th timed function the script hands over (default 0) is bracketed and called, the others are
+passed over, as a pyperf worker runs only its own task: each timed function in a fresh process.
+The process exits normally and dumps once. Prints one JSON line: the name it bracketed, and the names
+and shapes (``kind:nargs``, the null benchmark's argument) of every timed function the script has.
 
-Exit status: 0; 3 when the script hands pyperf something not callable directly
-(``bench_async_func``, ``bench_command``); the script's own status when it fails.
+Exit status: 0; 3 when the script hands pyperf something not callable directly (``bench_command``)
+or nothing; the script's own status when it fails.
 """
 
+import builtins
+import functools
 import json
 import os
 import sys
+import time
 import types
+
+
+def time_func_task(func, args, loops):
+    return lambda: func(loops, *args)
+
+
+def func_task(func, args, loops):
+    if args:
+        func = functools.partial(func, *args)
+
+    def task():
+        local_timer = time.perf_counter
+        local_func = func
+        if loops != 1:
+            range_it = range(loops)
+            t0 = local_timer()
+            for _ in range_it:
+                local_func()
+            return local_timer() - t0
+        t0 = local_timer()
+        local_func()
+        return local_timer() - t0
+
+    return task
+
+
+def async_func_task(func, args, loops, loop_factory=None):
+    if args:
+        func = functools.partial(func, *args)
+
+    def task():
+        import asyncio
+
+        if loops != 1:
+
+            async def main():
+                local_timer = time.perf_counter
+                local_func = func
+                range_it = range(loops)
+                t0 = local_timer()
+                for _ in range_it:
+                    await local_func()
+                return local_timer() - t0
+
+        else:
+
+            async def main():
+                local_timer = time.perf_counter
+                local_func = func
+                t0 = local_timer()
+                await local_func()
+                return local_timer() - t0
+
+        loop = asyncio.new_event_loop() if loop_factory is None else loop_factory()
+        asyncio.set_event_loop(loop)
+        try:
+            return loop.run_until_complete(main())
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
+
+    return task
 
 
 def main(argv):
     loops, runscript, extra = int(argv[0]), argv[1], argv[2:]
     import pyperf
 
-    bracketed, not_callable = [], []
+    only = int(os.environ.get("PYSTATS_MANUAL_ONLY", "0"))
+    bracketed, names, shapes, not_callable = [], [], [], []
 
-    def bracket(name, call):
+    def bracket(name, shape, task):
+        names.append(name)
+        shapes.append(shape)
+        if len(names) - 1 != only:
+            return
+        prepare_as_worker()
         sys._stats_on()
         try:
-            call()
+            task()
         finally:
             sys._stats_off()
         bracketed.append(name)
 
+    def prepare_as_worker():
+        """What a pyperf worker does between parsing its command line and its bracket: CPU affinity and
+        priority (nothing without their options) and looking up its hooks through the entry points
+        (importlib.metadata, which fills the re module's cache); the pystats hook's own set-up only
+        turns collection off and clears it, which it is already. Private parts of pyperf: skipped where
+        a pyperf version lacks them."""
+        runner = runners[-1] if runners else None
+        for step in ("_cpu_affinity", "_process_priority"):
+            if runner is not None and hasattr(runner, step):
+                getattr(runner, step)()
+        try:
+            from pyperf._hooks import instantiate_selected_hooks
+        except ImportError:
+            return
+        instantiate_selected_hooks(["pystats"])
+
+    runners = []
+
     class Recorder(pyperf.Runner):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            runners.append(self)
+
+        # Each parses the command line first, as pyperf's own methods do (argparse and the re module
+        # then hold what they hold in a pyperf worker when its bracket starts).
         def bench_time_func(self, name, func, *args, inner_loops=None, metadata=None):
-            bracket(name, lambda: func(loops, *args))
+            self.parse_args()
+            bracket(name, "time_func:%d" % len(args), time_func_task(func, args, loops))
 
         def bench_func(self, name, func, *args, inner_loops=None, metadata=None):
-            def repeat():
-                for _ in range(loops):
-                    func(*args)
+            self.parse_args()
+            bracket(name, "func:%d" % len(args), func_task(func, args, loops))
 
-            bracket(name, repeat)
-
-        def bench_async_func(self, name, func, *args, inner_loops=None, metadata=None):
-            not_callable.append(name)
+        def bench_async_func(self, name, func, *args, inner_loops=None, metadata=None, loop_factory=None):
+            self.parse_args()
+            task = async_func_task(func, args, loops, loop_factory)
+            bracket(name, "async_func:%d" % len(args), task)
 
         def bench_command(self, name, command):
+            self.parse_args()
+            names.append(name)
+            shapes.append("command:0")
             not_callable.append(name)
 
     pyperf.Runner = Recorder
@@ -57,13 +162,15 @@ def main(argv):
     sys._stats_clear()
     sys.argv = [runscript, *extra]
     sys.path[0] = os.path.dirname(os.path.abspath(runscript))  # as `python runscript` has it
-    main_module = types.ModuleType("__main__")
+    main_module = types.ModuleType("__main__")  # its dict as `python runscript` sets it up, in that order
+    main_module.__builtins__ = builtins
     main_module.__file__ = runscript
+    main_module.__cached__ = None
     sys.modules["__main__"] = main_module
     with open(runscript, encoding="utf-8") as f:
         code = compile(f.read(), runscript, "exec")
     exec(code, main_module.__dict__)
-    print(json.dumps({"bracketed": bracketed, "not_callable": not_callable}))
+    print(json.dumps({"bracketed": bracketed, "timed": names, "shapes": shapes, "not_callable": not_callable}))
     return 3 if not_callable or not bracketed else 0
 
 

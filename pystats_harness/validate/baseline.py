@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -20,7 +20,7 @@ from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.resources import BASELINES_DIR
 from pystats_harness.stats.exact import display, net
-from pystats_harness.validate.suiteconfig import SuiteConfig, compared
+from pystats_harness.validate.suiteconfig import SuiteConfig, Tolerance, compared
 
 SCHEMA = "pystats-harness/baseline/2"
 #: schema 1 stored only ``per_loop`` values rounded to this many decimals (still read)
@@ -34,9 +34,6 @@ class Deviation:
     baseline: Fraction
     value: Fraction
     allowed: str
-
-    def relative(self) -> float:
-        return float(abs(self.value - self.baseline) / abs(self.baseline)) if self.baseline else float("inf")
 
 
 def net_counts(work: Mapping[str, int], null: Mapping[str, int]) -> dict[str, int]:
@@ -94,32 +91,68 @@ def per_loop(doc: Mapping[str, Any]) -> tuple[dict[str, Fraction], int | None]:
     return {k: Fraction(int(v), loops) for k, v in doc["counts"].items()}, None
 
 
+def _compared(
+    base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig, places: int | None
+) -> Iterator[tuple[str, Tolerance, Fraction, Fraction]]:
+    """(name, tolerance, baseline, value) of every compared counter, exact (missing counters count as
+    0; the value rounded to ``places`` decimals when the baseline was)."""
+    for name in sorted(set(base) | set(new)):
+        if compared(name):
+            b, v = Fraction(base.get(name, 0)), Fraction(new.get(name, 0))
+            yield name, suite.tolerance_for(name), b, v if places is None else round(v, places)
+
+
 def deviations(
     base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig, places: int | None = None
 ) -> list[Deviation]:
-    """Counters outside their tolerance (missing counters count as 0); ``new`` rounded to ``places``
-    decimals when the baseline was."""
+    """Counters outside their tolerance."""
     out = []
-    for name in sorted(set(base) | set(new)):
-        if not compared(name):
-            continue
-        tol = suite.tolerance_for(name)
-        b, v = Fraction(base.get(name, 0)), Fraction(new.get(name, 0))
-        v = v if places is None else round(v, places)
+    for name, tol, b, v in _compared(base, new, suite, places):
         if not tol.allows(b, v):
             allowed = "exact" if tol.rel == 0 and tol.abs == 0 else f"±{tol.abs:g}+{tol.rel:.0%}"
             out.append(Deviation(name, b, v, allowed))
     return out
 
 
-def max_relative_deviation(base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig) -> float:
-    """Largest relative deviation among compared, non-ignored counters (for the plot)."""
-    worst = Fraction(0)
-    for name in set(base) | set(new):
-        if not compared(name) or suite.tolerance_for(name).ignore:
-            continue
-        b, v = Fraction(base.get(name, 0)), Fraction(new.get(name, 0))
-        if b == v:
-            continue
-        worst = max(worst, abs(v - b) / abs(b) if b else Fraction(1))
-    return float(worst)
+@dataclass(frozen=True)
+class AllowanceUse:
+    """How much of its allowance a workload's worst counter used: ``deviation`` = |value - baseline| per
+    loop of ``allowed`` = abs + rel * |baseline| (configs/suite.toml tolerances; 0 for exact counters).
+    ``counter`` is None when none of the ``compared`` counters differs.  Computed exactly, kept as
+    floats: this is what the plot and the report show, never what a comparison reads."""
+
+    counter: str | None
+    deviation: float
+    allowed: float
+    compared: int = 0
+
+    @property
+    def used(self) -> float | None:
+        """deviation / allowed: 0 identical, at most 1 within tolerance; None: an exact counter differs."""
+        if self.deviation == 0:
+            return 0.0
+        return self.deviation / self.allowed if self.allowed else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "counter": self.counter,
+            "deviation": self.deviation,
+            "allowed": self.allowed,
+            "used": self.used,
+            "compared": self.compared,
+        }
+
+
+def worst_use(
+    base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig, places: int | None = None
+) -> AllowanceUse:
+    """The compared, non-ignored counter that used most of its allowance (an exact counter that differs
+    before all others; then the larger deviation)."""
+    exact = [
+        (n, abs(v - b), tol.allowance(b)) for n, tol, b, v in _compared(base, new, suite, places) if not tol.ignore
+    ]
+    differing = [(n, d, a) for n, d, a in exact if d]
+    if not differing:
+        return AllowanceUse(None, 0.0, 0.0, len(exact))
+    n, d, a = max(differing, key=lambda u: (u[2] == 0, u[1] / u[2] if u[2] else 0, u[1]))
+    return AllowanceUse(n, float(d), float(a), len(exact))

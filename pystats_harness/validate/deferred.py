@@ -23,6 +23,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from pystats_harness.stats.exact import Difference, display
 from pystats_harness.suite import canary_rules, canary_source
 
 #: The finding kind (``check``) of a difference the rule allows.
@@ -55,6 +56,26 @@ class DeferredRule:
         """A counter the rule is about (whether or not it applies)."""
         return name.startswith("opcode.") and name.endswith(_SUFFIX)
 
+    def judge(
+        self,
+        d: Difference,
+        automated: tuple[Mapping[str, int], Mapping[str, int]],
+        manual: tuple[Mapping[str, int], Mapping[str, int]],
+        processes: int,
+    ) -> dict[str, Any]:
+        """What the rule says of one leakage difference (``d.excess`` = A_w - A_null - P * (M_w - M_null)):
+        ``{}`` (not about it), a ``note`` (beyond the window, or the rule undetermined), or ``check``
+        = :data:`KIND` with the window ``within`` (per process)."""
+        if not self.covers(d.name) or self.applied is False:
+            return {}
+        if self.applied is None:
+            return {"note": self.describe()}
+        allowed = window(d.name, automated, manual, processes)
+        k = display(allowed.per_process)
+        if allowed.allows(d.excess):
+            return {"check": KIND, "within": k, "note": f"within ±{k}"}
+        return {"note": f"beyond the ±{k} allowed where {WHY}"}
+
     def describe(self) -> str:
         state = {True: "applied", False: "not applied", None: "undetermined"}[self.applied]
         return f"deferred rule {state}: {self.why}"
@@ -75,6 +96,15 @@ class Window:
     def per_process(self) -> Fraction:
         """The widest allowance per process (``a`` and ``b`` are compared per process): ``k`` of ±k."""
         return Fraction(max(-self.low, self.high), self.processes)
+
+
+def summary(adjusted: list[dict[str, Any]]) -> str:
+    """The leakage summary's part for the adjusted findings (three shown)."""
+    shown = "; ".join(
+        f"{f['workload']}: {f['counter']} {f['a']} vs {f['b']}, within ±{f['within']}" for f in adjusted[:3]
+    )
+    more = f"; {len(adjusted) - 3} more" if len(adjusted) > 3 else ""
+    return f"{len(adjusted)} counter(s) {KIND} ({WHY}): {shown}{more}"
 
 
 def miss_counter(name: str) -> str:

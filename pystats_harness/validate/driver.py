@@ -14,6 +14,7 @@ from pystats_harness.errors import ConfigError, FingerprintFailed, RunFailed, Ve
 from pystats_harness.infra.context import Context
 from pystats_harness.resources import BASELINES_DIR
 from pystats_harness.validate import baseline as _baseline
+from pystats_harness.validate.isolation import plan_isolation, run_alone, run_at_once
 from pystats_harness.validate.report import ValidationReport
 from pystats_harness.validate.runs import (
     PathRun,
@@ -37,20 +38,32 @@ from pystats_harness.validate.suiteconfig import SuiteConfig
 
 
 def choose_workloads(suite: SuiteConfig, selection: str | None) -> dict[str, int]:
-    """``a,b`` -> {workload: loops}; every configured workload when nothing is chosen."""
-    if not selection:
+    """``a,b`` -> {workload: loops}; every configured workload when nothing is chosen (None).
+
+    A selection that names no workload (``,``) or an unknown one is a ConfigError naming them all."""
+    if selection is None:
         return dict(suite.workloads)
+    names = [s.strip() for s in selection.split(",") if s.strip()]
+    if not names:
+        raise ConfigError(
+            f"--workloads {selection!r} names no workload, so nothing would be checked; "
+            f"name some of {_known(suite)}, or leave --workloads out for all {len(suite.workloads)}"
+        )
     chosen = {}
-    for name in (s.strip() for s in selection.split(",") if s.strip()):
+    for name in names:
         if name in suite.workloads:
             chosen[name] = suite.workloads[name]
         elif name in known_workloads():
             chosen[name] = min(suite.workloads.values())
         else:
-            raise ConfigError(
-                f"unknown workload {name!r}; known: {', '.join(suite.workloads)} (and {suite.leak_workload})"
-            )
+            raise ConfigError(f"unknown workload {name!r}; known: {_known(suite)}")
     return chosen
+
+
+def _known(suite: SuiteConfig) -> str:
+    """The suite's workloads in configs/suite.toml order, then the other scripts of the suite."""
+    others = [w for w in known_workloads() if w not in suite.workloads]
+    return ", ".join(suite.workloads) + (f" (and {', '.join(others)})" if others else "")
 
 
 def build_for_validation(ctx: Context, rev: str, patches: str) -> CacheEntry:
@@ -142,7 +155,10 @@ def collect_runs(
 
 
 def count_jobs(workloads: dict[str, int], suite: SuiteConfig) -> int:
-    return 3 * (len(workloads) + len(set(workloads.values()))) + 2 * len(suite.canaries) + min(4, len(workloads)) + 2
+    """The ticks of :func:`validate`: fingerprint, canary table, one per canary, the pooled runs, and the
+    isolation workloads' runs alone and at once."""
+    pooled = 3 * (len(workloads) + len(set(workloads.values())))
+    return 2 + len(suite.canaries) + pooled + 2 * len(plan_isolation(workloads, suite).workloads)
 
 
 def validate(
@@ -156,6 +172,7 @@ def validate(
     baselines_root: Path = BASELINES_DIR,
     leak: bool = False,
 ) -> ValidationReport:
+    plan = plan_isolation(workloads, suite)
     manifest = entry.manifest()
     version = manifest["python"]["version"]
     steps = [step_fingerprint(ctx, entry)]
@@ -166,19 +183,9 @@ def validate(
         steps.append(step_canaries(ctx, entry, suite, table, pool, tick))
         runs = collect_runs(ctx, entry, workloads, suite, pool, tick, leak=leak)
     steps.append(step_leakage(runs, workloads, suite, table))
-    chosen = dict(list(workloads.items())[:4])
-    with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
-
-        def alone(item: tuple[str, int]) -> PathRun | RunFailed:
-            try:
-                return run_manual(ctx, entry, item[0], Shape(item[1], suite.values, suite.warmups))
-            except RunFailed as exc:
-                return exc
-            finally:
-                tick()
-
-        parallel = dict(zip(chosen, pool.map(alone, chosen.items()), strict=True))
-    steps.append(step_isolation(runs, parallel, suite))
+    # after the pool: nothing else of this validation runs beside a reference
+    alone = run_alone(ctx, entry, plan, suite, tick)
+    steps.append(step_isolation(plan, alone, run_at_once(ctx, entry, plan, suite, tick), suite))
     base_step, deviation = step_baselines(runs, workloads, suite, version, baselines_root)
     steps.append(base_step)
     meta = {
@@ -188,6 +195,7 @@ def validate(
         "patches": [p["id"] for p in manifest["patches"]],
         "build_key": entry.key,
         "workloads": workloads,
+        "isolation": {"at_once": list(plan.workloads), "partners": list(plan.partners)},
         "processes": suite.processes,
         "values": suite.values,
         "warmups": suite.warmups,

@@ -1,5 +1,5 @@
 """A validation's result and how it is shown: rich tables, Markdown for a CPython issue, JSON, and a
-PNG deviation plot."""
+PNG of how much of its allowance each workload used (validate/plot.py)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,11 @@ from pystats_harness.errors import (
     LeakageFound,
     NoBaseline,
     ValidationFailed,
+    ValidationPartial,
 )
 from pystats_harness.infra.fs import write_text_atomic
+from pystats_harness.validate.baseline import AllowanceUse
+from pystats_harness.validate.plot import write_plot
 
 
 class Step(enum.StrEnum):
@@ -79,17 +82,26 @@ class StepResult:
 class ValidationReport:
     metadata: dict[str, Any]
     steps: tuple[StepResult, ...]
-    deviation: dict[str, float] = field(default_factory=dict)  # workload -> max relative deviation
+    #: workload -> how much of its allowance its worst counter used against the baseline
+    deviation: dict[str, AllowanceUse] = field(default_factory=dict)
 
-    def error(self, *, require_baseline: bool = False) -> ValidationFailed | None:
+    def error(self, *, require_baseline: bool = False, strict: bool = False) -> ValidationFailed | None:
         """The first failing step, in the order of the steps, as the error to exit with.
 
         A version without a recorded baseline (every development commit) skips that step; it fails
-        the validation only when a baseline is required."""
+        the validation only when a baseline is required. A partial step (part cannot be checked on
+        this revision) fails it only when ``strict``."""
         failed = [step for step in self.steps if step.status is StepStatus.FAIL]
         if failed:
             what = "; ".join(f"{step.step}: {step.summary}" for step in failed)
             return FAILURES[failed[0].step](f"validation failed -- {what}")
+        partial = self.partial_steps()
+        if partial and strict:
+            what = "; ".join(f"{step.step}: {step.summary}" for step in partial)
+            names = ", ".join(step.step for step in partial)
+            return ValidationPartial(
+                f"--strict: {names} only partly checked -- {what} (without --strict: reported, not fatal)"
+            )
         for step in self.steps:
             if step.status is StepStatus.NO_BASELINE and require_baseline:
                 return NoBaseline(
@@ -97,11 +109,14 @@ class ValidationReport:
                 )
         return None
 
+    def partial_steps(self) -> tuple[StepResult, ...]:
+        return tuple(step for step in self.steps if step.status is StepStatus.PARTIAL)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": "pystats-harness/validation/1",
             "metadata": self.metadata,
-            "deviation": self.deviation,
+            "deviation": {w: use.to_dict() for w, use in self.deviation.items()},
             "steps": [
                 {"step": s.step.value, "status": s.status.value, "summary": s.summary, "findings": list(s.findings)}
                 for s in self.steps
@@ -197,32 +212,6 @@ def to_markdown(report: ValidationReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_plot(report: ValidationReport, path: Path) -> Path:
-    """Per-workload largest relative deviation from the baseline (0 = identical)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    names = list(report.metadata["workloads"])
-    values = [report.deviation.get(n, float("nan")) for n in names]
-    fig = Figure(figsize=(8, 4), dpi=100)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    bars = ax.bar(
-        names,
-        [0 if v != v else v * 100 for v in values],
-        color=["#999999" if v != v else ("#2a9d3a" if v == 0 else "#d08c1f") for v in values],
-    )
-    for bar, v in zip(bars, values, strict=True):
-        label = "no baseline" if v != v else f"{v:.2%}"
-        ax.annotate(label, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=8)
-    ax.set_ylabel("largest deviation from baseline (%)")
-    ax.set_title(_title(report), fontsize=9)
-    ax.tick_params(axis="x", labelrotation=30, labelsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    return path
-
-
 def write_all(report: ValidationReport, out_dir: Path) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
@@ -232,5 +221,5 @@ def write_all(report: ValidationReport, out_dir: Path) -> dict[str, Path]:
     }
     write_text_atomic(paths["json"], json.dumps(report.to_dict(), indent=1, default=str) + "\n")
     write_text_atomic(paths["markdown"], to_markdown(report))
-    write_plot(report, paths["plot"])
+    write_plot(report.deviation, list(report.metadata["workloads"]), _title(report), paths["plot"])
     return paths

@@ -6,7 +6,8 @@
                workload (bracket overhead); (b) what each manual run counts besides its loops
                (2*c(N) - c(2N), corrected family totals) must equal the null run's: anything
                more was collected outside the bracket
-4 isolation    4 workloads run in parallel containers count exactly what they count alone
+4 isolation    two to four different workloads (partners added from the suite when fewer were chosen)
+               run at once count exactly what each counts alone, the references run one at a time
 5 baselines    automated per-loop counts vs configs/baselines/<version>/<workload>.json
 """
 
@@ -28,6 +29,7 @@ from pystats_harness.stats.exact import Rate, as_counts, differences, display, n
 from pystats_harness.suite import canaries as _canaries
 from pystats_harness.validate import baseline as _baseline
 from pystats_harness.validate import deferred as _deferred
+from pystats_harness.validate.isolation import IsolationPlan
 from pystats_harness.validate.report import Step, StepResult, StepStatus
 from pystats_harness.validate.runs import PathRun, RunPath, run_canary
 from pystats_harness.validate.suiteconfig import SuiteConfig, compared
@@ -183,23 +185,8 @@ def _automated_vs_manual(
     rows = []
     for d in differences(Rate(net(*automated), suite.processes), Rate(net(*manual)), partial(_leak_checked, suite)):
         row = {"workload": w, "check": "automated vs manual", "counter": d.name, "a": display(d.a), "b": display(d.b)}
-        if rule.covers(d.name) and rule.applied:
-            allowed = _deferred.window(d.name, automated, manual, suite.processes)
-            k = display(allowed.per_process)
-            if allowed.allows(d.excess):
-                row.update(check=_deferred.KIND, within=k, note=f"within ±{k}")
-            else:
-                row.update(note=f"beyond the ±{k} allowed where {_deferred.WHY}")
-        elif rule.covers(d.name):
-            row.update(note=rule.describe())
-        rows.append(row)
+        rows.append({**row, **rule.judge(d, automated, manual, suite.processes)})
     return rows
-
-
-def _adjusted(found: list[Finding]) -> str:
-    shown = "; ".join(f"{f['workload']}: {f['counter']} {f['a']} vs {f['b']}, within ±{f['within']}" for f in found[:3])
-    more = f"; {len(found) - 3} more" if len(found) > 3 else ""
-    return f"{len(found)} counter(s) {_deferred.KIND} ({_deferred.WHY}): {shown}{more}"
 
 
 def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, table: Mapping[str, Any]) -> StepResult:
@@ -219,7 +206,7 @@ def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, tabl
     adjusted = [f for f in findings if f["check"] == _deferred.KIND]
     leaks = [f for f in findings if f["check"] != _deferred.KIND]
     undetermined = rule.applied is None and any(rule.covers(f["counter"]) for f in leaks)
-    notes = ([_adjusted(adjusted)] if adjusted else []) + ([rule.describe()] if undetermined else [])
+    notes = ([_deferred.summary(adjusted)] if adjusted else []) + ([rule.describe()] if undetermined else [])
     if leaks:
         leaky = ", ".join(sorted({f["workload"] for f in leaks}))
         summary = "; ".join([f"{len(leaks)} counter(s) leak in {leaky}", *notes])
@@ -228,28 +215,41 @@ def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, tabl
     return StepResult(Step.LEAKAGE, StepStatus.PASS, "; ".join([passed, *notes]), tuple(findings))
 
 
-def step_isolation(runs: Runs, parallel: dict[str, PathRun | RunFailed], suite: SuiteConfig) -> StepResult:
+def step_isolation(
+    plan: IsolationPlan,
+    alone: Mapping[str, PathRun | RunFailed],
+    together: Mapping[str, PathRun | RunFailed],
+    suite: SuiteConfig,
+) -> StepResult:
+    """Each workload of ``plan`` run at once with the others counts exactly what it counts alone."""
     findings: list[dict[str, Any]] = []
-    for w, got in parallel.items():
-        if isinstance(got, RunFailed):
-            findings.append({"workload": w, "counter": "-", "alone": "", "parallel": str(got)})
+    for w in plan.workloads:
+        a, b = alone[w], together[w]
+        if isinstance(a, RunFailed) or isinstance(b, RunFailed):
+            findings.append({"workload": w, "counter": "-", "alone": _failure(a), "parallel": _failure(b)})
             continue
-        alone = runs.get(RunPath.MANUAL, w, got.shape.loops)
         findings += [
-            {"workload": w, "counter": n, "alone": a, "parallel": b}
-            for n, a, b in _diff(counters(alone), counters(got), suite)
+            {"workload": w, "counter": n, "alone": x, "parallel": y}
+            for n, x, y in _diff(counters(a), counters(b), suite)
         ]
+    n = len(plan.workloads)
     return StepResult.judged(
         Step.ISOLATION,
         findings,
-        failed=f"{len(findings)} counter(s) differ when run in parallel",
-        passed=f"{len(parallel)} workloads in parallel containers count exactly what they count alone",
+        failed=f"{len(findings)} counter(s) differ between {plan.label} at once in {n} containers and each alone "
+        "(references run one at a time)",
+        passed=f"{plan.label} at once in {n} containers count exactly what each counts alone "
+        "(references run one at a time)",
     )
+
+
+def _failure(run: PathRun | RunFailed) -> str:
+    return str(run) if isinstance(run, RunFailed) else ""
 
 
 def step_baselines(
     runs: Runs, workloads: dict[str, int], suite: SuiteConfig, version: str, root: Path
-) -> tuple[StepResult, dict[str, float]]:
+) -> tuple[StepResult, dict[str, _baseline.AllowanceUse]]:
     findings: list[dict[str, Any]] = []
     missing, deviation = [], {}
     for w, loops in workloads.items():
@@ -264,7 +264,7 @@ def step_baselines(
             continue
         per_loop = {n: Fraction(v, auto.units * loops * suite.values) for n, v in auto.counts.items()}
         base, places = _baseline.per_loop(doc)
-        deviation[w] = _baseline.max_relative_deviation(base, per_loop, suite)
+        deviation[w] = _baseline.worst_use(base, per_loop, suite, places)
         findings += [
             {
                 "workload": w,

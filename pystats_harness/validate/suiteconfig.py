@@ -20,10 +20,13 @@ class Tolerance:
     ignore: bool = False
     reason: str = ""
 
+    def allowance(self, base: float | Fraction) -> Fraction:
+        """How far from ``base`` a new value may be: abs + rel * |base| (0: exact), exactly (a float is
+        taken at its exact value)."""
+        return Fraction(self.abs) + Fraction(self.rel) * abs(Fraction(base))
+
     def allows(self, base: float | Fraction, new: float | Fraction) -> bool:
-        """``|new - base| <= abs + rel * |base|``, computed exactly (a float is taken at its exact value)."""
-        b, n = Fraction(base), Fraction(new)
-        return self.ignore or abs(n - b) <= Fraction(self.abs) + Fraction(self.rel) * abs(b)
+        return self.ignore or abs(Fraction(new) - Fraction(base)) <= self.allowance(base)
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def test_baseline_records_manual_per_loop_stats(harness: Harness, tmp_path: Path
     assert path == tmp_path / "3.13.5" / "nbody.json"
     # a build without a baseline: validate says so with its own exit code
     empty = tmp_path / "empty"
-    out, _report = validate(
+    out, report = validate(
         harness,
         tmp_path / "report",
         "--rev",
@@ -77,6 +77,10 @@ def test_baseline_records_manual_per_loop_stats(harness: Harness, tmp_path: Path
         INVOKE_PYSTATS_BASELINES_DIR=str(empty),
     )
     assert out.returncode == 24 and "no baseline" in out.stderr and "invoke baseline" in out.stderr
+    isolation = next(s for s in report["steps"] if s["step"] == "isolation")  # one workload chosen: a partner
+    assert isolation["status"] == "pass" and isolation["summary"].startswith(
+        "nbody + richards (partner) at once in 2 containers count exactly what each counts alone"
+    )
 
 
 CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")

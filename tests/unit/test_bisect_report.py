@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -89,3 +90,22 @@ def test_png_plot_is_written(tmp_path: Path) -> None:
         path = write_plot(make_report(values), tmp_path / "plots" / f"{name}.png")
         data = path.read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5000
+
+
+def test_png_ticks_label_tested_commits_apart_and_the_whole_metric(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from matplotlib.figure import Figure
+
+    saved: list[Figure] = []
+    original = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k)))
+    report = make_report([0.9] * 17 + [0.4] * 15)  # 15, 16, 17 tested: too close to label all three
+    write_plot(report, tmp_path / "bisect.png")
+    (ax,) = saved[0].axes
+    ticks = [int(t) for t in ax.get_xticks()]
+    tested = sorted(t.index for t in report.result.tested)
+    assert set(ticks) < set(tested) and ticks[0] == 0 and ticks[-1] == 31
+    assert all(b - a >= 31 / 11 for a, b in itertools.pairwise(ticks))
+    assert {int(t) for t in ax.get_xticks(minor=True)} | set(ticks) == set(tested)  # every tested commit marked
+    assert "".join(ax.get_ylabel().split()) == METRIC.replace(" ", "")

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.build.cache import BuildFacts, CacheEntry
 from pystats_harness.cli.common import error_exit
-from pystats_harness.cluster.collect_client import assemble, run_metadata, units_for
+from pystats_harness.cluster.collect_client import assemble, one_build, run_metadata, units_for
 from pystats_harness.cluster.collect_unit import BenchmarkResult, CollectResult, chunk, read_files, write_files
-from pystats_harness.cluster.errors import UnitFailed
+from pystats_harness.cluster.errors import MixedBuilds, UnitFailed
 from pystats_harness.cluster.validate_unit import raise_failure
 from pystats_harness.cluster.worker import RemoteFailure
 from pystats_harness.collect import driver, one
@@ -24,6 +24,7 @@ from pystats_harness.collect.trust import Check, CheckResult, Status, Verdict
 from pystats_harness.errors import BuildFailed, ConfigError, FingerprintFailed
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.stats.collection import Collection, save
+from pystats_harness.validate.baseline import AllowanceUse
 from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport
 
 COMMIT = CommitInfo("v3.13.5", "a" * 40, "2025-06-11T00:00:00+00:00", "Python 3.13.5")
@@ -151,5 +152,17 @@ def test_files_from_a_worker_stay_in_their_directory(tmp_path: Path) -> None:
 
 def test_a_validation_report_travels_small() -> None:
     step = StepResult(Step.FINGERPRINT, StepStatus.PASS, "7 probes", ({"probe": "x"},))
-    report = ValidationReport({"revision": "v3.13.5"}, (step,), {"nbody": 0.0})
+    report = ValidationReport({"revision": "v3.13.5"}, (step,), {"nbody": AllowanceUse("objects.frees", 1.5, 25.0, 9)})
     assert pickle.loads(pickle.dumps(report)) == report
+
+
+def test_units_of_different_builds_are_never_summed(tmp_path: Path) -> None:
+    entry = _entry(tmp_path)
+    other = BuildFacts("o" * 24, dict(MANIFEST), None)
+    same = [CollectResult("worker-1", True, entry.facts()), CollectResult("worker-2", False, entry.facts())]
+    assert one_build(same).key == entry.key
+    with pytest.raises(MixedBuilds) as info:
+        one_build([*same, CollectResult("worker-3", True, other)])
+    assert info.value.exit_code == 28
+    assert info.value.keys == {entry.key: ("worker-1", "worker-2"), "o" * 24: ("worker-3",)}
+    assert "worker-1, worker-2" in str(info.value) and "oooooooooooooooo on worker-3" in str(info.value)

@@ -82,14 +82,14 @@ def test_loops_files_round_trip_and_pyperf_results(tmp_path: Path) -> None:
 
 def test_pyperf_command_lines(data_dir: Path) -> None:
     bench = read_suite(data_dir).benchmarks["pickle_pure_python"]
-    args = runs.pyperf_args(bench, loops=16, processes=3, hook=True)
+    args = runs.pyperf_args(runs.script_of(bench), loops=16, processes=3, hook=True)
     assert args[:4] == ("-u", "/bench/bm_pickle/run_benchmark.py", "--pure-python", "pickle")
     for pair in (("--loops", "16"), ("--warmups", "0"), ("--processes", "3"), ("--values", "1"), ("--hook", "pystats")):
         assert args[args.index(pair[0]) + 1] == pair[1]
     assert "PYTHONHASHSEED" in args[args.index("--inherit-environ") + 1]
-    calibrate = runs.pyperf_args(bench, loops=None, processes=3, hook=False)
+    calibrate = runs.pyperf_args(runs.script_of(bench), loops=None, processes=3, hook=False)
     assert "--loops" not in calibrate and "--hook" not in calibrate
-    assert runs.manual_args(bench, 16)[1:] == (
+    assert runs.manual_args(runs.script_of(bench), 16)[1:] == (
         "/suite/pyperformance_manual.py",
         "16",
         "/bench/bm_pickle/run_benchmark.py",
@@ -104,48 +104,141 @@ def test_pyperf_command_lines(data_dir: Path) -> None:
     assert runs.timed_names(doc) == ("a", "b")
 
 
-def _c(**counts: float) -> dict[str, float]:
+def _c(**counts: int) -> dict[str, int]:
     return {f"opcode.{k}.execution_count": v for k, v in counts.items()}
 
 
-def test_trust_checks() -> None:
-    suite, tol = load_suite(), trust.Tolerances()
+def _rules(allowance: trust.Allowance | None = None) -> trust.Rules:
+    return trust.Rules(load_suite(), allowance)
+
+
+def test_dumps_check_says_why_a_worker_dumped_nothing() -> None:
     assert trust.check_dumps(4, 4).status is trust.Status.PASS
     assert "parent" in trust.check_dumps(5, 4).detail
     assert "dumped nothing" in trust.check_dumps(3, 4).detail
-    same = trust.check_agreement([[_c(LOAD_FAST=10), _c(LOAD_FAST=10)]], suite, tol)
+    prefix = {"fingerprint": {"on-work-off": {"ok": False}, "plain": {"ok": False}}}
+    why = one.why_no_dump(FakeBuild(prefix))
+    assert "does not dump stats at exit while collection is off" in why and "start-up" in why
+    assert one.why_no_dump(FakeBuild({"fingerprint": {"on-work-off": {"ok": True}}})) == ""
+    missing = trust.check_dumps(0, 2, why)
+    assert missing.status is trust.Status.FAIL and "GH-100144" in missing.detail
+
+
+class FakeBuild:
+    def __init__(self, manifest: dict[str, object]) -> None:
+        self._manifest = manifest
+
+    def manifest(self) -> dict[str, object]:
+        return self._manifest
+
+
+def test_agreement_is_exact_without_a_declared_allowance() -> None:
+    rules = _rules()
+    same = trust.check_agreement([[_c(LOAD_FAST=10), _c(LOAD_FAST=10)]], rules)
     assert (same.status, same.detail) == (trust.Status.PASS, "workers agree exactly")
-    near = trust.check_agreement([[_c(LOAD_FAST=1000), _c(LOAD_FAST=1001)]], suite, tol)
-    assert near.status is trust.Status.PASS and "1 counters not exact" in near.detail
-    far = trust.check_agreement([[_c(LOAD_FAST=1000), _c(LOAD_FAST=1500)]], suite, tol)
-    assert far.status is trust.Status.FAIL and "worker 2 counts more" in far.detail
-    assert far.findings[0]["counter"] == "opcode.LOAD_FAST.execution_count"
-    noise = [{**_c(LOAD_FAST=1_000_000), "opcode.LOAD_ATTR.specialization.miss": 50}, {**_c(LOAD_FAST=1_000_000)}]
-    assert trust.check_agreement([noise], suite, tol).status is trust.Status.PASS  # 50 < 0.01% of 1M instructions
-    noise[1]["opcode.LOAD_ATTR.specialization.miss"] = 250
-    assert trust.check_agreement([noise], suite, tol).status is trust.Status.FAIL
-    objects = {"objects.allocations": 100.0}
-    assert trust.check_agreement([[objects, {"objects.allocations": 105.0}]], suite, tol).status is trust.Status.PASS
-    assert trust.check_agreement([[_c(A=1)]], suite, tol).status is trust.Status.NOT_APPLICABLE
+    off_by_one = trust.check_agreement([[_c(LOAD_FAST=1000), _c(LOAD_FAST=1001)]], rules)
+    assert off_by_one.status is trust.Status.FAIL and "worker 2 counts more" in off_by_one.detail
+    assert off_by_one.findings[0]["counter"] == "opcode.LOAD_FAST.execution_count"
+    # the issue's case: a small counter 90x apart in a 1e9-instruction benchmark is not "noise"
+    big = 1_000_000_000
+    a = {**_c(LOAD_FAST=big, CALL=1000), "opcode.LOAD_ATTR.specialization.miss": 0}
+    b = {**_c(LOAD_FAST=big, CALL=90_000), "opcode.LOAD_ATTR.specialization.miss": 99_000}
+    far = trust.check_agreement([[a, b]], rules)
+    assert far.status is trust.Status.FAIL
+    assert {f["counter"] for f in far.findings} == {
+        "opcode.CALL.execution_count",
+        "opcode.LOAD_ATTR.specialization.miss",
+    }
+    objects = trust.check_agreement([[{"objects.allocations": 100}, {"objects.allocations": 105}]], rules)
+    assert objects.status is trust.Status.PASS and "within configs/suite.toml" in objects.detail
+    one_worker = trust.check_agreement([[_c(A=1)]], rules)
+    assert one_worker.status is trust.Status.NOT_CHECKED and "--processes 1" in one_worker.detail
+
+
+def test_agreement_within_a_declared_allowance_is_approximate_and_says_how_far() -> None:
+    rules = _rules(trust.Allowance(0.05, "the event loop's work varies", 2))
+    near = trust.check_agreement([[_c(LOAD_FAST=1000, X=500), _c(LOAD_FAST=1031, X=500)]], rules)
+    assert near.status is trust.Status.APPROXIMATE
+    assert "max 3.0% in opcode.LOAD_FAST.execution_count" in near.detail and "event loop" in near.detail
+    far = trust.check_agreement([[_c(LOAD_FAST=1000), _c(LOAD_FAST=1100)]], rules)
+    assert far.status is trust.Status.FAIL
+    small = trust.check_agreement([[_c(A=1000, B=0), _c(A=1000, B=2)]], rules)  # within abs = 2
+    assert small.status is trust.Status.APPROXIMATE
+    ninety = trust.check_agreement([[_c(A=1000, B=1000), _c(A=1000, B=90_000)]], rules)
+    assert ninety.status is trust.Status.FAIL
+
+
+def test_declared_allowances_are_read_and_checked(tmp_path: Path) -> None:
+    declared = trust.load_declared()
+    assert all(0 < a.rel < 1 and a.reason for a in declared.values())
+    bad = tmp_path / "collect.toml"
+    bad.write_text("[variable.x]\nrel = 0.1\n")
+    with pytest.raises(ConfigError, match=r"\[variable.x\] needs rel and reason"):
+        trust.load_declared(bad)
+    bad.write_text('[variable.x]\nrel = 3\nreason = "r"\n')
+    with pytest.raises(ConfigError, match="rel must be between 0 and 1"):
+        trust.load_declared(bad)
+
+
+def test_empty_and_leakage_checks() -> None:
+    rules = _rules()
     assert trust.check_empty({}, 0).status is trust.Status.FAIL
     assert "all-zero" in trust.check_empty(_c(A=0), 2).detail
-    assert trust.check_leakage(_c(A=1000), _c(A=1010), "", tol).status is trust.Status.PASS
-    leak = trust.check_leakage(
-        {**_c(A=1500), "family.A.execution_count": 1500}, {**_c(A=1000), "family.A.execution_count": 1000}, "", tol
+    exact = trust.check_leakage(trust.LeakCounts(_c(A=2000), _c(A=2000), 2), "", rules)
+    assert exact.status is trust.Status.PASS and "overhead from the null benchmark" in exact.detail
+    # 235 instructions per loop more on the automated path: caught, counter by counter
+    leak = trust.check_leakage(trust.LeakCounts(_c(A=2000, B=235), _c(A=2000), 2), "", rules)
+    assert leak.status is trust.Status.FAIL and "opcode.B.execution_count 235 vs 0" in leak.detail
+    # pyperf's own code in the null benchmark ran with another history than in the benchmark's worker:
+    # differences no larger than what that code executes are said, counter by counter, as approximate
+    history = trust.LeakCounts(
+        {**_c(A=2000), "opcode.A.specialization.miss": 8}, {**_c(A=2002), "opcode.A.specialization.miss": 0}, 2, 100
     )
-    assert leak.status is trust.Status.FAIL and "A 1,500 vs 1,000" in leak.detail
-    assert trust.check_leakage(None, None, "not callable", tol).detail == "not callable"
+    bounded = trust.check_leakage(history, "", rules)
+    assert bounded.status is trust.Status.APPROXIMATE
+    assert "within the bracket machinery's own 100 instructions" in bounded.detail
+    assert "max 8 in opcode.A.specialization.miss (8 vs 0; 2 counter(s) differ)" in bounded.detail
+    assert {f["within"] for f in bounded.findings} == {"machinery"}
+    spread = trust.LeakCounts(_c(A=2060, B=2060), _c(A=2000, B=2000), 2, 100)  # each within 100, not both
+    spread_out = trust.check_leakage(spread, "", rules)
+    assert spread_out.status is trust.Status.FAIL and "instructions executed 4,120 vs 4,000" in spread_out.detail
+    startup = trust.LeakCounts(_c(A=2000, IMPORT_NAME=150), _c(A=2000), 2, 100)
+    assert trust.check_leakage(startup, "", rules).status is trust.Status.FAIL  # more than the machinery
+    ignored = {"objects.allocations": 5, "gc.0.collections": 3}
+    assert trust.check_leakage(trust.LeakCounts(ignored, {}, 2), "", rules).status is trust.Status.PASS
+    why = trust.check_leakage(None, "not checked: --no-manual", rules)
+    assert (why.status, why.detail) == (trust.Status.NOT_CHECKED, "not checked: --no-manual")
 
 
 def test_verdicts(data_dir: Path) -> None:
     suite = read_suite(data_dir)
     wrapper = trust.check_wrapper(suite.benchmarks["python_startup"])
     assert "measures the wrapper" in wrapper.detail
-    ok = trust.CheckResult(trust.Check.DUMPS, trust.Status.PASS, "")
-    bad = trust.CheckResult(trust.Check.DUMPS, trust.Status.FAIL, "")
-    assert trust.verdict([ok, trust.check_wrapper(suite.benchmarks["nbody"])]) is trust.Verdict.TRUSTED
-    assert trust.verdict([bad, wrapper]) is trust.Verdict.UNRELIABLE
-    assert trust.verdict([bad]) is trust.Verdict.UNTRUSTED
+    checks = {c: trust.CheckResult(c, trust.Status.PASS, "") for c in trust.Check}
+
+    def with_(**status: trust.Status) -> list[trust.CheckResult]:
+        return [checks[c] if c.value not in status else trust.CheckResult(c, status[c.value], "") for c in trust.Check]
+
+    assert trust.verdict(list(checks.values())) is trust.Verdict.TRUSTED
+    assert trust.verdict(with_(agreement=trust.Status.APPROXIMATE)) is trust.Verdict.APPROXIMATE
+    assert trust.verdict(with_(leakage=trust.Status.NOT_CHECKED)) is trust.Verdict.PARTIAL
+    assert trust.verdict(list(checks.values())[:-1]) is trust.Verdict.PARTIAL  # a check missing is not a pass
+    fail_and_unchecked = with_(dumps=trust.Status.FAIL, leakage=trust.Status.NOT_CHECKED)
+    assert trust.verdict(fail_and_unchecked) is trust.Verdict.UNTRUSTED
+    assert trust.verdict([*with_(dumps=trust.Status.FAIL)[:2], wrapper]) is trust.Verdict.UNRELIABLE
+
+
+def test_null_benchmark_shapes_and_net_arithmetic() -> None:
+    from pystats_harness.collect import overhead
+    from pystats_harness.suite import pyperformance_null as null
+
+    assert null.shapes("time_func:0,func:2,async_func:1") == [("time_func", 0), ("func", 2), ("async_func", 1)]
+    with pytest.raises(SystemExit):
+        null.shapes("command:0")
+    assert null.null_function("time_func", 2)(5, "a", "b") == 1e-9
+    assert null.null_function("func", 0)() is None
+    big = 2**62 + 1  # beyond a float's exactness
+    assert overhead.subtract({"a": big, "b": 3}, {"a": big - 1, "c": 2}) == {"a": 1, "b": 3, "c": -2}
 
 
 def test_report_and_exit_codes(data_dir: Path) -> None:
@@ -158,12 +251,20 @@ def test_report_and_exit_codes(data_dir: Path) -> None:
         {"pyperformance": "1.14.0", "revision": "v3.13.5", "sha": "ab" * 20, "python_version": "3.13.5"},
     )
     assert "1 of 2 benchmarks ran (1 benchmark directories): 1 trusted, 1 skipped" in text
+    assert "trusted: every check ran and held exactly" in text
     assert "| `pickle` | skipped |" in text
     assert report.exit_error([good, skipped]) is None
     untrusted = one.Outcome("go", "bm_go", trust.Verdict.UNTRUSTED)
     failed = one.Outcome("x", "bm_x", trust.Verdict.FAILED, reason="boom")
     assert report.exit_error([good, untrusted]).exit_code == 26  # type: ignore[union-attr]
     assert report.exit_error([untrusted, failed]).exit_code == 25  # type: ignore[union-attr]
+    unchecked = trust.CheckResult(trust.Check.LEAKAGE, trust.Status.NOT_CHECKED, "not checked: --no-manual")
+    partial = one.Outcome("nb", "bm_nb", trust.Verdict.PARTIAL, checks=(unchecked,))
+    assert report.exit_error([good, partial]) is None
+    strict = report.exit_error([good, partial], strict=True)
+    assert strict is not None and strict.exit_code == 27 and "nb (leakage)" in str(strict)
+    assert report.detail(partial) == "leakage: not checked: --no-manual"
+    assert "0 trusted" not in report.headline([good, partial]) and "1 partial" in report.headline([good, partial])
 
 
 def _collection(loops: int, **counters: float) -> Collection:
@@ -212,3 +313,13 @@ def test_suite_compare_flags_ratio_moves_and_specializing_families() -> None:
 def test_suite_compare_needs_complete_outputs(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not a complete collect output"):
         suite_compare.compare_outputs(tmp_path, tmp_path)
+
+
+def test_workers_are_grouped_by_function_whatever_order_their_dumps_have() -> None:
+    f1, f2, f3 = _c(A=100, B=5), _c(A=7, C=900), _c(D=40_000)
+    shuffled = [f2, f1, f3, f1, f3, f2]  # equal mtimes: the file names decide the order
+    groups = one._groups(shuffled, 3, 2)
+    assert sorted(map(tuple, ([tuple(sorted(d.items())) for d in g] for g in groups))) == sorted(
+        [(tuple(sorted(f.items())),) * 2 for f in (f1, f2, f3)]
+    )
+    assert one._groups(shuffled, 2, 2) == []  # 6 dumps are not 2 functions x 2 workers

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -13,13 +15,14 @@ from pystats_harness.bisect.fleet import ClientResults
 from pystats_harness.bisect.judge import Failure, Outcome
 from pystats_harness.bisect.measurer import Measured, Source
 from pystats_harness.bisect.metric import parse_metric
+from pystats_harness.bisect.plot import commit_ticks, wrap_name
 from pystats_harness.bisect.remote import UnitResult
 from pystats_harness.bisect.workload import Workload
 from pystats_harness.collect.benchmarks import read_suite
 from pystats_harness.config import load_settings
 from pystats_harness.errors import ConfigError
 from pystats_harness.history.driver import HistoryRun, _series
-from pystats_harness.history.report import to_dict, to_markdown
+from pystats_harness.history.report import to_dict, to_markdown, write_plot
 from pystats_harness.history.select import change_points, choose_benchmarks, pick
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
@@ -137,3 +140,68 @@ def test_client_results_keep_what_workers_send_and_answer_the_rerun(tmp_path: Pa
     failed = known.lookup(broken.commit)
     assert failed is not None and failed[0].outcome.failure is Failure.BUILD_FAILED  # the commit's own: kept
     assert known.lookup(flaky.commit) is None  # a run failure is measured again
+
+
+# --- history.png: whole commits on the x axis, labels that fit -------------------------------------
+
+LONG_METRIC = "opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count"
+
+
+@given(
+    picked=st.lists(st.integers(0, 5000), min_size=1, max_size=300, unique=True).map(sorted),
+    most=st.integers(2, 20),
+)
+def test_commit_ticks_are_whole_measured_commits_thinned(picked: list[int], most: int) -> None:
+    ticks, labels = commit_ticks(picked, [f"c{i}" for i in picked], most=most)
+    assert ticks[0] == picked[0] and ticks[-1] == picked[-1] and len(ticks) <= most
+    assert set(ticks) <= set(picked) and ticks == sorted(set(ticks)) and all(isinstance(t, int) for t in ticks)
+    assert labels == [f"c{t}" for t in ticks]
+
+
+def test_few_commit_ticks_are_all_labelled_and_many_thinned() -> None:
+    assert commit_ticks([0, 3, 6], ["a", "b", "c"]) == ([0, 3, 6], ["a", "b", "c"])
+    assert commit_ticks([0, 1, 2, 40], list("abcd"), most=3) == ([0, 40], ["a", "d"])
+    assert commit_ticks(list(range(100)), [str(i) for i in range(100)], most=12)[0] == [0, *range(9, 100, 9)]
+
+
+def test_wrapped_names_break_after_dots_and_keep_every_character() -> None:
+    wrapped = wrap_name(LONG_METRIC, 34)
+    assert all(len(line) <= 34 for line in wrapped.splitlines()) and len(wrapped.splitlines()) == 3
+    assert "".join(wrapped.split()) == "".join(LONG_METRIC.split())
+    assert wrap_name("short", 34) == "short"
+
+
+def _figure_of(monkeypatch: pytest.MonkeyPatch, draw: Callable[[], object]) -> Any:
+    """The matplotlib Figure a write_plot saves."""
+    from matplotlib.figure import Figure
+
+    saved = []
+    original = Figure.savefig
+
+    def keep(self: Figure, *args: Any, **kwargs: Any) -> None:
+        saved.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", keep)
+    draw()
+    (fig,) = saved
+    return fig
+
+
+def test_history_png_ticks_are_commits_labelled_by_sha_and_date(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = [_rec(i, 0.0).commit for i in range(3)]
+    rows = [(_rec(i, 0.5 + i),) for i in range(3)]
+    works, metrics = [Workload("nbody", "nbody", 3, "id")], [parse_metric(LONG_METRIC)]
+    series = _series(metrics, works)
+    values = {series[0].name: [0.5, 1.5, 2.5]}
+    run = HistoryRun(path, [0, 1, 2], metrics, rows, series, values, [], works, 0.05, 1, 3, 3, 1.0)
+    fig = _figure_of(monkeypatch, lambda: write_plot(run, tmp_path / "history.png"))
+    (ax,) = fig.axes
+    assert list(ax.get_xticks()) == [0, 1, 2]  # whole commits, not 0.25, 0.5 ...
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == [f"{c.sha[:7]}\n{c.date[:10]}" for c in path]
+    ylabel = ax.get_ylabel()
+    assert "".join(ylabel.split()) == "".join(LONG_METRIC.split())  # the whole metric, not cut
+    assert all(len(line) <= 34 for line in ylabel.splitlines())

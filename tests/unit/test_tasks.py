@@ -160,6 +160,15 @@ def test_bad_setting(tmp_path: Path) -> None:
     assert out.returncode == 2 and "pystats.jobs" in out.stderr
 
 
+@pytest.mark.parametrize("task", ["validate", "baseline"])
+@pytest.mark.parametrize("selection", [",", "nbody,nbdoy"], ids=["empty", "unknown"])
+def test_a_workload_selection_that_checks_nothing_is_exit_2(tmp_path: Path, task: str, selection: str) -> None:
+    out = _invoke(tmp_path, task, "--rev", "v3.13.5", "--workloads", selection)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1, out.stderr
+    assert all(w in lines[0] for w in ("nbody", "strings", "leaky", "null")) and not out.stdout.strip()
+
+
 def test_bad_release_tarball(tmp_path: Path) -> None:
     junk = tmp_path / "junk.tar.xz"
     junk.write_text("nope")

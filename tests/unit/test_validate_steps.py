@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pystats_harness.errors import RunFailed
+from pystats_harness.errors import ConfigError, RunFailed
 from pystats_harness.infra.runner import RunResult
 from pystats_harness.stats.collection import Collection, from_dump
 from pystats_harness.stats.dumps import parse_text
@@ -21,6 +21,7 @@ from pystats_harness.suite import canary_rules as R
 from pystats_harness.suite import canary_source as S
 from pystats_harness.validate import baseline
 from pystats_harness.validate.deferred import DeferredRule
+from pystats_harness.validate.isolation import IsolationPlan, plan_isolation
 from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport, to_markdown
 from pystats_harness.validate.runs import PathRun, RunPath, Shape
 from pystats_harness.validate.steps import (
@@ -96,31 +97,77 @@ def leakage_runs(
 # --- step 4: isolation ----------------------------------------------------------------------------
 
 
+PARTNER = "richards"
+PLAN = IsolationPlan({W: LOOPS, PARTNER: LOOPS}, (PARTNER,))
+
+
 def test_isolation_identical_counters_pass(suite: SuiteConfig) -> None:
     counters = {LF: 120, OP: 40, ALLOC: 9}
-    runs = Runs({(MANUAL, W, LOOPS): run(W, MANUAL, {LF: 1}), (MANUAL, W, 2 * LOOPS): run(W, MANUAL, counters)})
-    result = step_isolation(runs, {W: run(W, MANUAL, dict(counters), 2 * LOOPS)}, suite)  # compared at its loops
+    alone = {w: run(w, MANUAL, counters) for w in PLAN.workloads}
+    together = {w: run(w, MANUAL, {**counters, ALLOC: 500}) for w in PLAN.workloads}  # objects.* not compared
+    result = step_isolation(PLAN, alone, together, suite)
     assert (result.step, result.status, result.findings) == (Step.ISOLATION, StepStatus.PASS, ())
-    assert result.summary.startswith("1 workloads in parallel containers count exactly")
+    assert result.summary == (
+        f"{W} + {PARTNER} (partner) at once in 2 containers count exactly what each counts alone "
+        "(references run one at a time)"
+    )
 
 
 def test_isolation_differing_counters_are_named_with_both_values(suite: SuiteConfig) -> None:
     alone = {LF: 120, OP: 40, ALLOC: 9}
     parallel = {LF: 120, OP: 41, ALLOC: 500, "opcode.NOP.execution_count": 3}  # objects.* not compared
-    result = step_isolation(Runs({(MANUAL, W, LOOPS): run(W, MANUAL, alone)}), {W: run(W, MANUAL, parallel)}, suite)
+    result = step_isolation(
+        PLAN,
+        {W: run(W, MANUAL, alone), PARTNER: run(PARTNER, MANUAL, alone)},
+        {W: run(W, MANUAL, parallel), PARTNER: run(PARTNER, MANUAL, alone)},
+        suite,
+    )
     assert result.status is StepStatus.FAIL
     assert result.findings == (
         {"workload": W, "counter": OP, "alone": 40, "parallel": 41},
         {"workload": W, "counter": "opcode.NOP.execution_count", "alone": 0, "parallel": 3},
     )
-    assert result.summary == "2 counter(s) differ when run in parallel"
+    assert result.summary.startswith(f"2 counter(s) differ between {W} + {PARTNER} (partner) at once")
 
 
-def test_isolation_failed_parallel_run_is_a_finding(suite: SuiteConfig) -> None:
+def test_isolation_failed_run_alone_or_at_once_is_a_finding(suite: SuiteConfig) -> None:
     exc = RunFailed("manual run of nbody exited 137: Killed")
-    result = step_isolation(Runs({(MANUAL, W, LOOPS): run(W, MANUAL, {LF: 1})}), {W: exc}, suite)
-    assert result.status is StepStatus.FAIL
-    assert result.findings == ({"workload": W, "counter": "-", "alone": "", "parallel": str(exc)},)
+    ok = {w: run(w, MANUAL, {LF: 1}) for w in PLAN.workloads}
+    for alone, together in (({**ok, W: exc}, ok), (ok, {**ok, W: exc})):
+        result = step_isolation(PLAN, alone, together, suite)
+        assert result.status is StepStatus.FAIL
+        (finding,) = result.findings
+        assert finding["workload"] == W and str(exc) in (finding["alone"], finding["parallel"])
+
+
+@pytest.mark.parametrize(
+    "chosen, at_once, partners",
+    [
+        ({"nbody": 10}, ["nbody", "richards"], ["richards"]),
+        ({"strings": 10}, ["strings", "nbody"], ["nbody"]),  # the next one in suite.toml order, wrapping
+        ({"leaky": 10}, ["leaky", "nbody"], ["nbody"]),  # not a suite workload: the first one
+        ({"nbody": 10, "leaky": 10}, ["nbody", "leaky"], []),
+        (
+            {w: 10 for w in ("regex", "nbody", "classes", "strings", "richards")},
+            ["regex", "nbody", "classes", "strings"],
+            [],
+        ),
+    ],
+    ids=["one workload", "the last one", "a script", "two chosen", "at most four"],
+)
+def test_isolation_always_runs_two_different_workloads(
+    suite: SuiteConfig, chosen: dict[str, int], at_once: list[str], partners: list[str]
+) -> None:
+    plan = plan_isolation(chosen, suite)
+    assert (list(plan.workloads), list(plan.partners)) == (at_once, partners)
+    assert all(plan.workloads[p] == suite.workloads[p] for p in partners)
+
+
+def test_isolation_without_a_partner_is_a_config_error(suite: SuiteConfig) -> None:
+    lonely = dataclasses.replace(suite, workloads={"nbody": 10})
+    with pytest.raises(ConfigError, match="two different workloads") as info:
+        plan_isolation({"nbody": 10}, lonely)
+    assert info.value.exit_code == 2
 
 
 # --- step 3: leakage, automated vs manual ---------------------------------------------------------
@@ -245,7 +292,7 @@ def test_baselines_within_tolerance_pass(tmp_path: Path, suite: SuiteConfig, sha
     result, deviation = step_baselines(baseline_runs(suite, PER_LOOP), {W: LOOPS}, suite, "3.13.5", tmp_path)
     assert (result.step, result.status, result.findings) == (Step.BASELINES, StepStatus.PASS, ())
     assert result.summary == "1 workloads match their baselines within tolerance"
-    assert deviation == {W: 0.0}
+    assert deviation == {W: baseline.AllowanceUse(None, 0.0, 0.0, compared=3)}  # nothing differs: exact (0 of 0)
 
 
 def test_baselines_exact_counter_off_by_one_fails(tmp_path: Path, suite: SuiteConfig) -> None:
@@ -256,7 +303,8 @@ def test_baselines_exact_counter_off_by_one_fails(tmp_path: Path, suite: SuiteCo
     assert result.status is StepStatus.FAIL
     assert result.findings == ({"workload": W, "counter": LF, "baseline": 7.0, "value": value, "allowed": "exact"},)
     assert result.summary == f"1 counter(s) outside tolerance in {W}"
-    assert deviation[W] == pytest.approx((value - 7.0) / 7.0)
+    use = deviation[W]  # an exact counter off: worse than any toleranced one, nothing was allowed
+    assert (use.counter, use.deviation, use.allowed, use.used) == (LF, pytest.approx(value - 7.0), 0.0, None)
 
 
 def test_baselines_missing_file_names_the_version(tmp_path: Path, suite: SuiteConfig) -> None:
