@@ -59,6 +59,8 @@ def stats(
     )
     for warning in meta.get("warnings", [])[:10]:
         ctx.reporter.warn(str(warning))
+    for name, files in list(meta.get("negative_counters", {}).items())[:10]:
+        ctx.reporter.warn(f"{name} is below zero in {files} dump file(s): a uint64 that wrapped, read as value - 2**64")
 
 
 def compare(

@@ -9,6 +9,10 @@ own ``names.json``): ``opcode.LOAD_ATTR.execution_count``, ``opcode.LOAD_ATTR.sp
 ``rare_events.<name>``, ``optimizer.<name>``, ``optimizer.histogram.<name>.<bucket>``,
 ``uops.<NAME>.execution_count``, ``uop_pair.<A>.<B>``, ``ft.<name>``, ``other.<raw key>``, and the
 derived ``family.<BASE>.execution_count`` / ``family.<BASE>.specialization.*``.
+
+Counts are exact ints (a value that wrapped below zero in a dump is negative, and
+``metadata["negative_counters"]`` names each such counter with the number of dump files in which it
+was); only a per-loop collection (:func:`per_loop`) holds floats, where a division is not exact.
 """
 
 from __future__ import annotations
@@ -17,13 +21,15 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pystats_harness.errors import ConfigError, StatsParseError
 from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.stats.dumps import DumpResult, parse_files
-from pystats_harness.stats.keys import classify
+from pystats_harness.stats.exact import display
+from pystats_harness.stats.keys import Stat, classify
 from pystats_harness.stats.names import NameTables
 
 SCHEMA = "pystats-harness/1"
@@ -72,40 +78,47 @@ def _add(out: dict[str, N], name: str, value: N) -> None:
     out[name] = out.get(name, 0) + value
 
 
+def counter_name(stat: Stat, names: NameTables | None) -> str | None:
+    """The dotted name of one classified dump line (None for a ``specializable`` marker line)."""
+    op = names.opname if names else (lambda n: n)
+    kind, parts = stat.kind, stat.parts
+    if kind == "opcode":
+        return f"opcode.{op(parts[0])}.{parts[1]}"
+    if kind == "specialization":
+        return f"opcode.{op(parts[0])}.specialization.{parts[1]}"
+    if kind == "failure_kind":
+        name = op(parts[0])
+        fail = names.failure_kind(parts[1], name) if names else f"kind_{parts[1]}"
+        return f"opcode.{name}.specialization.failure_kinds.{fail}"
+    if kind == "pair":
+        return f"pair.{op(parts[0])}.{op(parts[1])}"
+    if kind == "specializable":
+        return None
+    if kind == "call" and parts[0] == "via_pyeval_evalframe":
+        what = names.eval_call_kind(parts[1]) if names else f"kind_{parts[1]}"
+        return f"calls.via_pyeval_evalframe.{what}"
+    if kind == "uop":
+        return f"uops.{parts[0]}.{parts[1]}"
+    if kind == "other":
+        return f"other.{stat.raw}"
+    prefix = {"call": "calls", "object": "objects", "rare_event": "rare_events", "free_threading": "ft"}.get(kind, kind)
+    return ".".join((prefix, *parts))
+
+
 def name_counters(raw: Mapping[str, int], names: NameTables | None) -> tuple[dict[str, int], list[str], list[str]]:
     """Name summed raw keys; returns ``(counters, specializable, unknown)`` (family totals included)."""
-    op = names.opname if names else (lambda n: n)
     counters: dict[str, int] = {}
     specializable: set[str] = set()
     unknown: list[str] = []
     for key, value in raw.items():
         stat = classify(key, value)
-        kind, parts = stat.kind, stat.parts
-        if kind == "opcode":
-            _add(counters, f"opcode.{op(parts[0])}.{parts[1]}", value)
-        elif kind == "specialization":
-            _add(counters, f"opcode.{op(parts[0])}.specialization.{parts[1]}", value)
-        elif kind == "failure_kind":
-            name = op(parts[0])
-            fail = names.failure_kind(parts[1], name) if names else f"kind_{parts[1]}"
-            _add(counters, f"opcode.{name}.specialization.failure_kinds.{fail}", value)
-        elif kind == "pair":
-            _add(counters, f"pair.{op(parts[0])}.{op(parts[1])}", value)
-        elif kind == "specializable":
-            specializable.add(op(parts[0]))
-        elif kind == "call" and parts[0] == "via_pyeval_evalframe":
-            what = names.eval_call_kind(parts[1]) if names else f"kind_{parts[1]}"
-            _add(counters, f"calls.via_pyeval_evalframe.{what}", value)
-        elif kind == "uop":
-            _add(counters, f"uops.{parts[0]}.{parts[1]}", value)
-        elif kind == "other":
+        name = counter_name(stat, names)
+        if name is None:
+            specializable.add(names.opname(stat.parts[0]) if names else stat.parts[0])
+            continue
+        if stat.kind == "other":
             unknown.append(key)
-            _add(counters, f"other.{key}", value)
-        else:
-            prefix = {"call": "calls", "object": "objects", "rare_event": "rare_events", "free_threading": "ft"}.get(
-                kind, kind
-            )
-            _add(counters, ".".join((prefix, *parts)), value)
+        _add(counters, name, value)
     if names is not None:
         counters.update(family_totals(counters, names))
     return counters, sorted(specializable), sorted(unknown)
@@ -176,10 +189,22 @@ def from_dump(dump: DumpResult, names: NameTables | None, metadata: Mapping[str,
     numeric = any(part.isdigit() for name in counters if name.startswith("opcode.") for part in name.split(".")[1:2])
     meta["naming"] = "names.json" if names else ("numeric-unnamed" if numeric else "dump-names")
     meta["specializable"] = specializable
+    if dump.negative:
+        meta["negative_counters"] = negative_counters(dump.negative, names)
     if dump.warnings:
         meta["warnings"] = [str(w) for w in dump.warnings[:MAX_WARNINGS]]
         meta["warnings_total"] = len(dump.warnings)
     return Collection(meta, counters, tuple(unknown))
+
+
+def negative_counters(negative: Mapping[str, int], names: NameTables | None) -> dict[str, int]:
+    """``{counter: dump files}`` of the raw keys whose printed uint64 was read below zero."""
+    out: dict[str, int] = {}
+    for key, files in negative.items():
+        name = counter_name(classify(key), names)
+        if name is not None:
+            _add(out, name, files)
+    return dict(sorted(out.items()))
 
 
 def aggregate(collections: Iterable[Collection]) -> Collection:
@@ -196,6 +221,14 @@ def aggregate(collections: Iterable[Collection]) -> Collection:
     meta["files"] = [f for c in items for f in c.metadata.get("files", [])]
     meta["nfiles"] = sum(int(c.metadata.get("nfiles", 0)) for c in items)
     meta["specializable"] = sorted({s for c in items for s in c.metadata.get("specializable", [])})
+    negative: dict[str, int] = {}
+    for c in items:
+        for name, files in (c.metadata.get("negative_counters") or {}).items():
+            _add(negative, name, int(files))
+    if negative:
+        meta["negative_counters"] = dict(sorted(negative.items()))
+    else:
+        meta.pop("negative_counters", None)
     loops = [c.metadata.get("loops") for c in items]
     if all(isinstance(n, (int, float)) for n in loops):
         meta["loops"] = sum(loops)
@@ -218,7 +251,14 @@ def per_loop(collection: Collection, loops: Number | None = None) -> Collection:
             f"per_loop() needs a positive number of loops (got {n!r}); pass loops= or record metadata['loops']"
         )
     meta = dict(collection.metadata, loops=n, per_loop=True)
-    return Collection(meta, {k: v / n for k, v in collection.counters.items()}, collection.unknown)
+    return Collection(meta, {k: _divided(v, n) for k, v in collection.counters.items()}, collection.unknown)
+
+
+def _divided(value: Number, n: Number) -> Number:
+    """An int where the division is exact, else the nearest float (per-loop values are for reading)."""
+    if isinstance(value, int) and isinstance(n, int):
+        return display(Fraction(value, n))
+    return value / n
 
 
 def save(collection: Collection, path: Path) -> None:

@@ -4,7 +4,9 @@ The document holds the summed raw keys of the dumps (``opcode[LOAD_ATTR].special
 ``GC[0] collections``, ...), ``__nfiles__``, and the tables a 3.13 script stores so that a saved
 JSON renders without the interpreter or source tree that made it: ``_specialized_instructions``,
 ``_defines`` (``SPEC_FAIL_*``) and ``_stats_defines`` (``EVAL_CALL_*``), all taken from the build's
-own ``names.json``.  ``_pystats_harness`` records where the dumps came from (the scripts ignore it).
+own ``names.json``.  ``_pystats_harness`` records where the dumps came from (the scripts ignore it),
+and ``negative_keys`` the keys whose printed uint64 wrapped below zero (exported signed, with the
+number of dump files in which each did).
 
 For a 3.13 build the export equals the revision's own ``--json-output`` of the same files.  Numeric
 3.11/3.12 dumps are named with the build's opcode table, so that ``summarize_stats.py`` of 3.13
@@ -154,6 +156,7 @@ def summarize_json(dump: DumpResult, names: NameTables, origin: Mapping[str, Any
         "unnamed_opcodes": sorted(unnamed, key=int),
         "failure_kind_offset": offset,
         "warnings": len(dump.warnings),
+        "negative_keys": dict(dump.negative),
     }
     return doc
 

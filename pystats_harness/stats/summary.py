@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from pystats_harness.stats.collection import Collection
+from pystats_harness.stats.collection import Collection, Number
 
 LIMIT = 30
 
 
-def busiest_families(c: Collection, limit: int = LIMIT) -> list[tuple[str, float]]:
+def _count(value: Number) -> str:
+    """A count with thousands separators, exact for an int of any size (a float is rounded)."""
+    return f"{value:,d}" if isinstance(value, int) else f"{value:,.0f}"
+
+
+def busiest_families(c: Collection, limit: int = LIMIT) -> list[tuple[str, Number]]:
     """(family, executions), most executed first."""
     rows = [
         (k.split(".")[1], v)
@@ -30,7 +35,7 @@ def to_markdown(c: Collection, limit: int = LIMIT) -> str:
     ]
     for fam, value in busiest_families(c, limit):
         spec = [c.get(f"family.{fam}.specialization.{k}", 0) for k in ("hit", "miss", "deopt")]
-        lines.append(f"| `{fam}` | {value:,.0f} | " + " | ".join(f"{v:,.0f}" for v in spec) + " |")
+        lines.append(f"| `{fam}` | {_count(value)} | " + " | ".join(_count(v) for v in spec) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -42,8 +47,8 @@ def to_rich(c: Collection, limit: int = LIMIT) -> Table:
     for fam, value in busiest_families(c, limit):
         t.add_row(
             fam,
-            f"{value:,.0f}",
-            f"{c.get(f'family.{fam}.specialization.hit', 0):,.0f}",
-            f"{c.get(f'family.{fam}.specialization.miss', 0):,.0f}",
+            _count(value),
+            _count(c.get(f"family.{fam}.specialization.hit", 0)),
+            _count(c.get(f"family.{fam}.specialization.miss", 0)),
         )
     return t

@@ -225,7 +225,7 @@ def expect_table(names=None, source_root=SOURCE_ROOT):
     ``{"python": "3.13.5", "version": "3.13.5", "hexversion": int, "names": {number: name},
        "families": {specialized: base}, "source": source facts or null,
        "implied": {name: {family: n}}, "groups": {group: [families]},
-       "miss_double_counted": bool, "attempt_double_counted": bool,
+       "miss_double_counted": bool, "attempt_double_counted": bool, "deferred_rule": {"applied", "why"},
        "undetermined": [{"rule", "families", "why"}], "rules": {rule: decision and evidence},
        "canaries": {canary: {"per_iteration": {opname: n}, "per_iteration_by_number": {number: n}}
                             or {"cannot_count": why}}}``

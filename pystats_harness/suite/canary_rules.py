@@ -204,11 +204,31 @@ def resolve(names_by_number, families, source):
     }
 
 
+def deferred_rule(source):
+    """The leakage step's rule for ``opcode.<X>.specialization.deferred`` (not a canary rule; read
+    from the same source facts): ``{"applied": true, false or null, "why": ...}``.
+
+    *Applied* where a miss decrements X's ``deferred`` before X (reached by ``GO_TO_INSTRUCTION``)
+    increments it, each decrement next to the miss count of X (main Nov 2022 - Dec 2023, 3.12;
+    a base that never increments it, such as 3.13.0a1's ``RESUME``, only goes down): then a run's
+    ``deferred`` is its true count less up to one per miss of X, and the step allows that much;
+    *not applied* where nothing decrements it (exact); *undetermined* without the source (exact).
+    """
+    if source is None:
+        return {"applied": None, "why": "no interpreter source recorded with this build"}
+    fact = source.get("deferred")
+    if fact is None:
+        return {"applied": None, "why": "the source facts say nothing about deferred (read by an older harness)"}
+    return {"applied": fact["decremented"], "why": fact["why"]}
+
+
 def interpreter_table(names_by_number, families, source):
     """The part of ``canaries.expect_table`` that depends on the interpreter only (all of it but
-    ``"canaries"``): its tables, the source facts it was resolved with, and ``resolve``'s result."""
+    ``"canaries"``): its tables, the source facts it was resolved with, ``resolve``'s result and
+    the leakage step's ``deferred_rule``."""
     return dict(
         resolve(names_by_number, families, source),
+        deferred_rule=deferred_rule(source),
         python="%d.%d.%d" % sys.version_info[:3],
         version=sys.version.split()[0],
         hexversion=sys.hexversion,

@@ -23,7 +23,10 @@ literals removed first):
 
 Globally: whether a miss (``DEOPT_IF``) and a specialization attempt (``DISPATCH_SAME_OPARG``)
 reach a point where the instruction is counted a second time (``counted_twice``: true, false, or
-null when the source does not show it; ``why`` says what was read).
+null when the source does not show it; ``why`` says what was read); and whether a miss decrements
+the base instruction's ``deferred`` count before that instruction (reached by ``GO_TO_INSTRUCTION``)
+increments it (``deferred``: ``decremented`` true, false or null; main Nov 2022 - Dec 2023, 3.12:
+``UPDATE_MISS_STATS`` has ``STAT_DEC((INSTNAME), deferred)`` next to ``STAT_INC((INSTNAME), miss)``).
 
 Stdlib only; runs inside the built interpreter and on the host (tests pass hand-written snippets).
 """
@@ -41,6 +44,7 @@ _ASSERTED = re.compile(r"==\s*\(?\s*([A-Z][A-Z0-9_]*)\b")
 _READS_NEXT = re.compile(r"\bNEXTOPARG\(\)|\(\s*next_instr\+\+\s*\)\s*->\s*op\.arg")
 _MISS_BLOCK = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(\w+\)[ \t]*\\\n\s*\w+\s*##\s*_miss\s*:", re.M)
 _ATTEMPT_END = re.compile(r"\bDISPATCH\(\)|\b\w*DISPATCH\w*\(\)|\bJUMP_TO_INSTRUCTION\(|\bGO_TO_INSTRUCTION\(")
+_DEC_DEFERRED = re.compile(r"\bSTAT_DEC\(\s*\(?\s*(\w+)\s*\)?\s*,\s*deferred\s*\)")
 _READS_LATER = re.compile(r"\bnext_instr\[\s*\d+\s*\]\s*\.\s*op\.arg|\b_Py_OPARG\(\s*next_instr\[\s*\d+\s*\]\s*\)")
 
 
@@ -192,6 +196,31 @@ def _adaptive_redispatch_fact(macros, handlers):
     return {"counted_twice": None, "why": "no DISPATCH_SAME_OPARG macro, and not every adaptive handler re-dispatches"}
 
 
+def _deferred_fact(macros, handlers):
+    """``{"decremented": bool or None, "why": ...}``: does a miss decrement ``deferred`` (see the
+    module docstring), and is each decrement next to a miss count of the same instruction (so that
+    a run's decrements are at most its misses)?"""
+    updates = [d for text in macros for d in macro_definitions(text, "UPDATE_MISS_STATS")]
+    in_updates = sum(len(_DEC_DEFERRED.findall(d)) for d in updates)
+    everywhere = sum(len(_DEC_DEFERRED.findall(text)) for text in [*macros, *handlers.values()])
+    if everywhere > in_updates:
+        return {"decremented": None, "why": "STAT_DEC of deferred outside UPDATE_MISS_STATS: not a form read here"}
+    if in_updates:
+        paired = all(
+            re.search(r"\bSTAT_INC\(\s*\(?\s*%s\s*\)?\s*,\s*miss\s*\)" % re.escape(name), d)
+            for d in updates
+            for name in _DEC_DEFERRED.findall(d)
+        )
+        if not paired:
+            return {"decremented": None, "why": "UPDATE_MISS_STATS decrements deferred without counting the miss"}
+        why = "UPDATE_MISS_STATS decrements deferred before the instruction increments it (one per miss)"
+        return {"decremented": True, "why": why}
+    if not any(macro_definitions(text, "DEOPT_IF") for text in macros):
+        return {"decremented": None, "why": "no DEOPT_IF macro in the recorded source"}
+    why = "no STAT_DEC of deferred in the recorded dispatch macros and handlers"
+    return {"decremented": False, "why": why + (" (UPDATE_MISS_STATS does not touch it)" if updates else "")}
+
+
 def _tier_one(ceval):
     """``ceval`` (not yet stripped: the include names a file) up to where it redefines the dispatch macros for the tier-2 interpreter (main
     Dec 2023 - Mar 2024: ``#undef DEOPT_IF`` after ``#include "generated_cases.c.h"``); the
@@ -226,4 +255,5 @@ def source_facts(files, opnames):
         "handlers": facts,
         "misses": _miss_fact(macros, code.get("Python/ceval.c", ""), handlers, target_counts),
         "attempts": _attempt_fact(macros, handlers),
+        "deferred": _deferred_fact(macros, handlers),
     }

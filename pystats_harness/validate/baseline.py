@@ -1,36 +1,44 @@
 """Baselines: per-loop stats of each workload from the manual path, stored in
-configs/baselines/<python version>/<workload>.json, and the comparison against them."""
+configs/baselines/<python version>/<workload>.json, and the comparison against them.
+
+Schema 2 stores the exact net counts and the loops they were counted over (``counts``,
+``bracketed_loops``); per-loop values are Fractions of them, compared exactly (``per_loop`` in the
+file is for reading).  Schema 1 files (``per_loop`` only, rounded to 6 decimals) are still read."""
 
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from pystats_harness import __version__
+from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.resources import BASELINES_DIR
+from pystats_harness.stats.exact import display, net
 from pystats_harness.validate.suiteconfig import SuiteConfig, Tolerance, compared
 
-SCHEMA = "pystats-harness/baseline/1"
+SCHEMA = "pystats-harness/baseline/2"
+#: schema 1 stored only ``per_loop`` values rounded to this many decimals (still read)
+SCHEMA_1 = "pystats-harness/baseline/1"
+PLACES_1 = 6
 
 
 @dataclass(frozen=True)
 class Deviation:
     name: str
-    baseline: float
-    value: float
+    baseline: Fraction
+    value: Fraction
     allowed: str
 
 
-def net_per_loop(work: Mapping[str, float], null: Mapping[str, float], loops: int) -> dict[str, float]:
-    """(work - null) / loops for every counter: the workload's own work per loop."""
-    names = set(work) | set(null)
-    out = {n: (work.get(n, 0) - null.get(n, 0)) / loops for n in names}
-    return {n: v for n, v in sorted(out.items()) if v != 0}
+def net_counts(work: Mapping[str, int], null: Mapping[str, int]) -> dict[str, int]:
+    """``work - null`` for every counter that is not zero: the workload's own work, exact."""
+    return {n: v for n, v in sorted(net(work, null).items()) if v != 0}
 
 
 def path_for(python_version: str, workload: str, root: Path = BASELINES_DIR) -> Path:
@@ -40,12 +48,15 @@ def path_for(python_version: str, workload: str, root: Path = BASELINES_DIR) -> 
 def record(
     python_version: str,
     workload: str,
-    counters: Mapping[str, float],
+    counts: Mapping[str, int],
+    bracketed_loops: int,
     meta: Mapping[str, Any],
     root: Path = BASELINES_DIR,
 ) -> Path:
+    """``counts`` (net, over ``bracketed_loops`` loops) as the baseline; ``per_loop`` is for reading."""
     path = path_for(python_version, workload, root)
     path.parent.mkdir(parents=True, exist_ok=True)
+    kept = {k: int(v) for k, v in sorted(counts.items()) if compared(k)}
     doc = {
         "schema": SCHEMA,
         "metadata": {
@@ -55,7 +66,9 @@ def record(
             "harness_version": __version__,
             "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },
-        "per_loop": {k: round(v, 6) for k, v in sorted(counters.items()) if compared(k)},
+        "bracketed_loops": bracketed_loops,
+        "counts": kept,
+        "per_loop": {k: display(Fraction(v, bracketed_loops)) for k, v in kept.items()},
     }
     return write_json_atomic(path, doc, indent=1, sort_keys=True)
 
@@ -67,20 +80,34 @@ def load(python_version: str, workload: str, root: Path = BASELINES_DIR) -> dict
     return json.loads(path.read_text())
 
 
+def per_loop(doc: Mapping[str, Any]) -> tuple[dict[str, Fraction], int | None]:
+    """A baseline's exact per-loop values, and the decimals a value to compare with it is rounded
+    to (None: exact; schema 1 stored per-loop values rounded to ``PLACES_1`` decimals)."""
+    if doc.get("schema") == SCHEMA_1:
+        return {k: Fraction(str(v)) for k, v in doc["per_loop"].items()}, PLACES_1
+    if doc.get("schema") != SCHEMA:
+        raise ConfigError(f"baseline of schema {doc.get('schema')!r}: expected {SCHEMA!r}; record it again")
+    loops = int(doc["bracketed_loops"])
+    return {k: Fraction(int(v), loops) for k, v in doc["counts"].items()}, None
+
+
 def _compared(
-    base: Mapping[str, float], new: Mapping[str, float], suite: SuiteConfig
-) -> Iterator[tuple[str, Tolerance, float, float]]:
-    """(name, tolerance, baseline, value) of every compared counter (missing counters count as 0; the
-    value rounded as baselines are recorded)."""
+    base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig, places: int | None
+) -> Iterator[tuple[str, Tolerance, Fraction, Fraction]]:
+    """(name, tolerance, baseline, value) of every compared counter, exact (missing counters count as
+    0; the value rounded to ``places`` decimals when the baseline was)."""
     for name in sorted(set(base) | set(new)):
         if compared(name):
-            yield name, suite.tolerance_for(name), float(base.get(name, 0.0)), round(float(new.get(name, 0.0)), 6)
+            b, v = Fraction(base.get(name, 0)), Fraction(new.get(name, 0))
+            yield name, suite.tolerance_for(name), b, v if places is None else round(v, places)
 
 
-def deviations(base: Mapping[str, float], new: Mapping[str, float], suite: SuiteConfig) -> list[Deviation]:
+def deviations(
+    base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig, places: int | None = None
+) -> list[Deviation]:
     """Counters outside their tolerance."""
     out = []
-    for name, tol, b, v in _compared(base, new, suite):
+    for name, tol, b, v in _compared(base, new, suite, places):
         if not tol.allows(b, v):
             allowed = "exact" if tol.rel == 0 and tol.abs == 0 else f"±{tol.abs:g}+{tol.rel:.0%}"
             out.append(Deviation(name, b, v, allowed))
@@ -91,7 +118,8 @@ def deviations(base: Mapping[str, float], new: Mapping[str, float], suite: Suite
 class AllowanceUse:
     """How much of its allowance a workload's worst counter used: ``deviation`` = |value - baseline| per
     loop of ``allowed`` = abs + rel * |baseline| (configs/suite.toml tolerances; 0 for exact counters).
-    ``counter`` is None when none of the ``compared`` counters differs."""
+    ``counter`` is None when none of the ``compared`` counters differs.  Computed exactly, kept as
+    floats: this is what the plot and the report show, never what a comparison reads."""
 
     counter: str | None
     deviation: float
@@ -115,14 +143,16 @@ class AllowanceUse:
         }
 
 
-def worst_use(base: Mapping[str, float], new: Mapping[str, float], suite: SuiteConfig) -> AllowanceUse:
+def worst_use(
+    base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig, places: int | None = None
+) -> AllowanceUse:
     """The compared, non-ignored counter that used most of its allowance (an exact counter that differs
     before all others; then the larger deviation)."""
-    uses = [
-        AllowanceUse(n, abs(v - b), tol.allowance(b)) for n, tol, b, v in _compared(base, new, suite) if not tol.ignore
+    exact = [
+        (n, abs(v - b), tol.allowance(b)) for n, tol, b, v in _compared(base, new, suite, places) if not tol.ignore
     ]
-    differing = [u for u in uses if u.deviation]
+    differing = [(n, d, a) for n, d, a in exact if d]
     if not differing:
-        return AllowanceUse(None, 0.0, 0.0, len(uses))
-    worst = max(differing, key=lambda u: (u.used is None, u.used or 0.0, u.deviation))
-    return replace(worst, compared=len(uses))
+        return AllowanceUse(None, 0.0, 0.0, len(exact))
+    n, d, a = max(differing, key=lambda u: (u[2] == 0, u[1] / u[2] if u[2] else 0, u[1]))
+    return AllowanceUse(n, float(d), float(a), len(exact))

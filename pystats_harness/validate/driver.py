@@ -27,6 +27,7 @@ from pystats_harness.validate.runs import (
 )
 from pystats_harness.validate.steps import (
     Runs,
+    counters,
     step_baselines,
     step_canaries,
     step_fingerprint,
@@ -88,7 +89,7 @@ def record_baselines(
     jobs: int,
     tick: Callable[[], None],
 ) -> list[Path]:
-    """Manual-path per-loop stats (net of the null workload) as the baselines of this Python version."""
+    """Manual-path counts (net of the null workload, exact) as the baselines of this Python version."""
     manifest = entry.manifest()
     loops_needed = sorted(set(chosen.values()))
 
@@ -105,7 +106,7 @@ def record_baselines(
     written = []
     for w, result in results.items():
         lp = chosen[w]
-        per_loop = _baseline.net_per_loop(result.collection.counters, nulls[lp].collection.counters, lp * suite.values)
+        counts = _baseline.net_counts(counters(result), counters(nulls[lp]))
         meta = {
             "revision": rev,
             "sha": manifest["sha"],
@@ -118,7 +119,7 @@ def record_baselines(
             "net_of": suite.null_workload,
         }
         version = manifest["python"]["version"]
-        written.append(_baseline.record(version, w, per_loop, meta, ctx.settings.baselines_dir))
+        written.append(_baseline.record(version, w, counts, lp * suite.values, meta, ctx.settings.baselines_dir))
     return written
 
 
@@ -198,5 +199,6 @@ def validate(
         "processes": suite.processes,
         "values": suite.values,
         "warmups": suite.warmups,
+        "deferred_rule": table.get("deferred_rule"),
     }
     return ValidationReport(meta, tuple(steps), deviation)

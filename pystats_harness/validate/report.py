@@ -145,7 +145,7 @@ def _finding_columns(step: Step) -> tuple[str, ...]:
     return {
         Step.FINGERPRINT: ("probe", "expect", "observed", "problems"),
         Step.CANARIES: ("canary", "family", "expected", "observed", "difference", "cannot_count"),
-        Step.LEAKAGE: ("workload", "check", "counter", "a", "b"),
+        Step.LEAKAGE: ("workload", "check", "counter", "a", "b", "note"),
         Step.ISOLATION: ("workload", "counter", "alone", "parallel"),
         Step.BASELINES: ("workload", "counter", "baseline", "value", "allowed"),
     }[step]
@@ -166,11 +166,11 @@ def to_rich(report: ValidationReport) -> Group:
     parts: list[Any] = [summary]
     for s in report.steps:
         rows = [f for f in s.findings if s.step is not Step.FINGERPRINT or not f["ok"]]
-        if s.ok or not rows:
+        if not rows:  # a passing step lists only findings that do not fail it (leakage: adjusted counters)
             continue
         cols = _finding_columns(s.step)
         if s.step is Step.LEAKAGE:
-            cols = ("workload", "check", "counter", "automated / outside", "manual / null")
+            cols = ("workload", "check", "counter", "automated / outside", "manual / null", "note")
         t = Table(
             title=f"{s.step}: {escape(s.summary)}",
             caption=f"{len(rows) - MAX_ROWS} more in the JSON report" if len(rows) > MAX_ROWS else None,
@@ -194,7 +194,7 @@ def to_markdown(report: ValidationReport) -> str:
     lines += [f"| {s.step} | {s.status} | {s.summary} |" for s in report.steps]
     for s in report.steps:
         rows = [f for f in s.findings if s.step is not Step.FINGERPRINT or not f["ok"]]
-        if s.ok or not rows:
+        if not rows:
             continue
         keys = _finding_columns(s.step)
         lines += [

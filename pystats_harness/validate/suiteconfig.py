@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import tomllib
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,13 @@ class Tolerance:
     ignore: bool = False
     reason: str = ""
 
-    def allowance(self, base: float) -> float:
-        """How far from ``base`` a new value may be: abs + rel * |base| (0: exact)."""
-        return self.abs + self.rel * abs(base)
+    def allowance(self, base: float | Fraction) -> Fraction:
+        """How far from ``base`` a new value may be: abs + rel * |base| (0: exact), exactly (a float is
+        taken at its exact value)."""
+        return Fraction(self.abs) + Fraction(self.rel) * abs(Fraction(base))
 
-    def allows(self, base: float, new: float) -> bool:
-        return self.ignore or abs(new - base) <= self.allowance(base)
+    def allows(self, base: float | Fraction, new: float | Fraction) -> bool:
+        return self.ignore or abs(Fraction(new) - Fraction(base)) <= self.allowance(base)
 
 
 @dataclass(frozen=True)

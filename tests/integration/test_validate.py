@@ -98,3 +98,23 @@ def test_validate_the_3_12_line(harness: Harness, tmp_path: Path, rev: str, work
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert [s["status"] for s in report["steps"]] == ["pass"] * 4 + [baselines]
     assert "exact" in report["steps"][1]["summary"]
+
+
+@pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
+def test_deferred_decremented_by_misses_is_adjusted_not_leakage(harness: Harness, tmp_path: Path) -> None:
+    """main 84b7e9e3fa (Oct 2023, 3.13.0a1+): UPDATE_MISS_STATS decrements a miss's deferred count
+    before the instruction increments it, and RESUME (whose RESUME_CHECK deopts whenever the eval
+    breaker is set) never increments it, so its uint64 wraps below zero.  Read signed, compared as
+    integers, and allowed what the misses explain: leakage passes and says so."""
+    assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
+    out, report = validate(harness, tmp_path, "--rev", "84b7e9e3fa", "--workloads", "classes,generators")
+    leakage = next(s for s in report["steps"] if s["step"] == "leakage")
+    assert leakage["status"] == "pass", json.dumps(leakage, indent=1)[-4000:]
+    assert report["metadata"]["deferred_rule"]["applied"] is True
+    adjusted = [f for f in leakage["findings"] if f["check"] == "adjusted across an instruction boundary"]
+    assert adjusted and adjusted == list(leakage["findings"])
+    assert {f["counter"] for f in adjusted} >= {"opcode.RESUME.specialization.deferred"}
+    assert all(isinstance(f["b"], int) and f["b"] < 0 for f in adjusted if "RESUME" in f["counter"])
+    why = "adjusted across an instruction boundary (UPDATE_MISS_STATS decrements deferred before the instruction"
+    assert why in leakage["summary"] and why in (tmp_path / "validation.md").read_text()
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]

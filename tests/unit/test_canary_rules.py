@@ -307,3 +307,81 @@ def test_tier_two_redefinition_of_deopt_if_is_not_the_handlers_one() -> None:
     before = ceval.replace('#include "generated_cases.c.h"\n', "") + '#include "generated_cases.c.h"\n'
     files["Python/ceval.c"] = before  # redefined before the handlers: the handlers use goto deoptimize
     assert S.source_facts(files, OPNAMES)["misses"]["counted_twice"] is None
+
+
+# --- the leakage step's deferred rule (UPDATE_MISS_STATS), on excerpts shaped like the real macros -----
+
+#: main 84b7e9e3fa / v3.12.0 Python/ceval_macros.h (Nov 2022 - Dec 2023; in ceval.c until Jan 2023)
+MISS_STATS_DEC = """
+#ifdef Py_STATS
+#define UPDATE_MISS_STATS(INSTNAME)                              \\
+    do {                                                         \\
+        STAT_INC(opcode, miss);                                  \\
+        STAT_INC((INSTNAME), miss);                              \\
+        /* The counter is always the first cache entry: */       \\
+        if (ADAPTIVE_COUNTER_IS_ZERO(next_instr->cache)) {       \\
+            STAT_INC((INSTNAME), deopt);                         \\
+        }                                                        \\
+        else {                                                   \\
+            /* This is about to be (incorrectly) incremented: */ \\
+            STAT_DEC((INSTNAME), deferred);                      \\
+        }                                                        \\
+    } while (0)
+#else
+#define UPDATE_MISS_STATS(INSTNAME) ((void)0)
+#endif
+
+#define DEOPT_IF(COND, INSTNAME)                            \\
+    if ((COND)) {                                           \\
+        /* This is only a single jump on release builds! */ \\
+        UPDATE_MISS_STATS((INSTNAME));                      \\
+        assert(_PyOpcode_Deopt[opcode] == (INSTNAME));      \\
+        GO_TO_INSTRUCTION(INSTNAME);                        \\
+    }
+"""
+#: after dfaa9e060b (gh-113010, Dec 2023), c97d3af239 and 3.13.5: the else branch is gone
+MISS_STATS_NO_DEC = MISS_STATS_DEC.replace(
+    """        else {                                                   \\
+            /* This is about to be (incorrectly) incremented: */ \\
+            STAT_DEC((INSTNAME), deferred);                      \\
+        }                                                        \\
+""",
+    "",
+)
+HANDLER_DEFERRED = "TARGET(LOAD_X) {\n STAT_INC(LOAD_X, deferred);\n DECREMENT_ADAPTIVE_COUNTER(c);\n }\n"
+
+
+def deferred(files: dict[str, str]) -> dict[str, object]:
+    return R.deferred_rule(S.source_facts(files, OPNAMES))
+
+
+def test_deferred_rule_read_from_update_miss_stats() -> None:
+    applied = deferred({"Python/ceval_macros.h": MISS_STATS_DEC, "Python/generated_cases.c.h": HANDLER_DEFERRED})
+    assert applied == {
+        "applied": True,
+        "why": "UPDATE_MISS_STATS decrements deferred before the instruction increments it (one per miss)",
+    }
+    assert deferred({"Python/ceval.c": MISS_STATS_DEC})["applied"] is True  # main Nov 2022 - Jan 2023
+    gone = deferred({"Python/ceval_macros.h": MISS_STATS_NO_DEC, "Python/generated_cases.c.h": HANDLER_DEFERRED})
+    assert gone["applied"] is False and "UPDATE_MISS_STATS does not touch it" in str(gone["why"])
+    assert deferred({"Python/ceval.c": MISS_311})["applied"] is False  # 3.11: miss: block, no STAT_DEC
+
+
+def test_deferred_rule_undetermined_where_the_source_does_not_show_it() -> None:
+    assert R.deferred_rule(None) == {"applied": None, "why": "no interpreter source recorded with this build"}
+    assert deferred({"Python/ceval.c": HANDLER_DEFERRED})["applied"] is None  # no DEOPT_IF at all
+    unpaired = MISS_STATS_DEC.replace("STAT_INC((INSTNAME), miss);", "")
+    assert "without counting the miss" in str(deferred({"Python/ceval_macros.h": unpaired})["why"])
+    in_handler = HANDLER_DEFERRED.replace("STAT_INC(LOAD_X, deferred)", "STAT_DEC(LOAD_X, deferred)")
+    got = deferred({"Python/ceval_macros.h": MISS_STATS_NO_DEC, "Python/generated_cases.c.h": in_handler})
+    assert got["applied"] is None and "outside UPDATE_MISS_STATS" in str(got["why"])
+    older = S.source_facts({"Python/ceval_macros.h": MISS_STATS_DEC}, OPNAMES)
+    del older["deferred"]  # facts read by a harness before this rule
+    assert R.deferred_rule(older)["applied"] is None
+
+
+def test_the_deferred_rule_is_in_the_interpreter_table_not_in_the_canary_rules() -> None:
+    source = S.source_facts({"Python/ceval_macros.h": MISS_STATS_DEC}, OPNAMES)
+    table = R.interpreter_table(names("LOAD_X"), {}, source)
+    assert table["deferred_rule"]["applied"] is True
+    assert "deferred_rule" not in R.resolve(names("LOAD_X"), {}, source)  # captured canary tables stay valid

@@ -159,6 +159,32 @@ def test_aggregate_and_per_loop() -> None:
         aggregate([])
 
 
+def test_counters_that_wrapped_are_negative_and_named_in_the_metadata(tmp_path: Path) -> None:
+    dumps = []
+    for i, deferred in enumerate((2**64 - 183, 2**64 - 1, 5)):  # two workers wrapped, one did not
+        dumps.append(tmp_path / f"{i}.txt")
+        dumps[-1].write_text(
+            f"opcode[RESUME].specialization.deferred : {deferred}\nopcode[RESUME].execution_count : {2**60 + 1}\n"
+        )
+    c = collect(dumps, tables("3.13.5"), {"sha": "s"})
+    assert c.counters["opcode.RESUME.specialization.deferred"] == -183 - 1 + 5
+    assert c.counters["family.RESUME.specialization.deferred"] == -179
+    assert c.counters["opcode.RESUME.execution_count"] == 3 * 2**60 + 3  # beyond 2**53: exact
+    assert c.metadata["negative_counters"] == {"opcode.RESUME.specialization.deferred": 2}
+    doc = json.loads(json.dumps(c.to_dict()))
+    assert doc["counters"]["opcode.RESUME.execution_count"] == 3 * 2**60 + 3
+    total = aggregate([c, collect(dumps[:1], tables("3.13.5"), {"sha": "s"})])
+    assert total.metadata["negative_counters"] == {"opcode.RESUME.specialization.deferred": 3}
+    assert "negative_counters" not in collect(dumps[2:], tables("3.13.5"), {}).metadata
+
+
+def test_per_loop_keeps_exact_quotients_as_ints() -> None:
+    big = 3 * 2**60 + 3
+    got = per_loop(Collection({"loops": 3}, {"x": big, "y": 1})).counters
+    assert got["x"] == 2**60 + 1 and isinstance(got["x"], int)  # big / 3 as a float is 2**60 exactly
+    assert got["y"] == pytest.approx(1 / 3) and isinstance(got["y"], float)
+
+
 def test_save_load_round_trip_and_bad_files(tmp_path: Path) -> None:
     c = golden_collection("3.13.5")
     path = tmp_path / "c.json"
@@ -175,3 +201,10 @@ def test_save_load_round_trip_and_bad_files(tmp_path: Path) -> None:
         load(tmp_path / "strings.json")
     with pytest.raises(StatsParseError, match="cannot read"):
         load(tmp_path / "missing.json")
+
+
+def test_summary_shows_counts_beyond_2_to_the_53_digit_for_digit() -> None:
+    from pystats_harness.stats import summary
+
+    c = Collection({}, {"family.NOP.execution_count": 2**60 + 1, "family.NOP.specialization.hit": 3})
+    assert "| `NOP` | 1,152,921,504,606,846,977 | 3 | 0 | 0 |" in summary.to_markdown(c)

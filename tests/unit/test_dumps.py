@@ -223,10 +223,14 @@ key_text = st.text(alphabet=st.sampled_from(list("abcXYZ_[]().0123 ")), min_size
 def test_well_formed_dumps_sum_exactly(entries: list[tuple[str, int, str, str]]) -> None:
     text = "".join(f"{indent}{key}{sep}{value}\n" for key, value, sep, indent in entries)
     expected: dict[str, int] = {}
+    negative: dict[str, int] = {}
     for key, value, _, _ in entries:
-        expected[key.strip(" \t")] = expected.get(key.strip(" \t"), 0) + value
+        name = key.strip(" \t")
+        expected[name] = expected.get(name, 0) + (value - 2**64 if value >= 2**63 else value)
+        negative[name] = negative.get(name, 0) or int(value >= 2**63)
     result = parse_text(text)
     assert dict(result.raw) == expected and result.counted_lines == len(entries)
+    assert dict(result.negative) == {name: 1 for name, wrapped in negative.items() if wrapped}
 
 
 def test_misaligned_file_with_a_cached_key_sequence_is_still_an_error(tmp_path: Path) -> None:
@@ -235,3 +239,54 @@ def test_misaligned_file_with_a_cached_key_sequence_is_still_an_error(tmp_path: 
     bad.write_text("x : 1 : y\n2\n")  # split naively, this has the same keys and values as good.txt
     with pytest.raises(StatsParseError, match=r"bad\.txt:1:"):
         parse_files([good, bad])
+
+
+# --- counters that wrapped below zero -------------------------------------------------------------
+
+#: Shaped like main 84b7e9e3fa's dump of `classes`: RESUME's deferred count was decremented 183 times
+#: (UPDATE_MISS_STATS) and never incremented, so the uint64 printed 2**64 - 183.
+WRAPPED_DUMP = """\
+opcode[RESUME].specialization.deferred : 18446744073709551433
+opcode[RESUME].specialization.miss : 190
+opcode[RESUME].execution_count : 4021
+opcode[LOAD_ATTR].specialization.deferred : 18446744073709551615
+"""
+
+
+@pytest.mark.parametrize("malformed", [False, True], ids=["fast path", "slow path (a skipped line)"])
+def test_wrapped_uint64_is_read_as_signed(malformed: bool) -> None:
+    text = WRAPPED_DUMP + ("x:1:y\n" if malformed else "")
+    result = parse_text(text, lenient=True)
+    assert dict(result.raw) == {
+        "opcode[RESUME].specialization.deferred": -183,
+        "opcode[RESUME].specialization.miss": 190,
+        "opcode[RESUME].execution_count": 4021,
+        "opcode[LOAD_ATTR].specialization.deferred": -1,
+    }
+    assert dict(result.negative) == {
+        "opcode[LOAD_ATTR].specialization.deferred": 1,
+        "opcode[RESUME].specialization.deferred": 1,
+    }
+    assert parse_text("a : 9223372036854775807\n").raw == {"a": 2**63 - 1}  # the largest non-negative
+    assert parse_text("a : 9223372036854775808\n").raw == {"a": -(2**63)}
+
+
+@pytest.mark.parametrize("count", [3, 40, 300], ids=["few files", "batched columns", "parallel workers"])
+def test_wrapped_values_sum_exactly_over_files(tmp_path: Path, count: int) -> None:
+    paths = []
+    for i in range(count):  # every second file wrapped: -(i + 1); the others count 2**60 + i
+        value = 2**64 - (i + 1) if i % 2 else 2**60 + i
+        path = tmp_path / f"{i:03d}.txt"
+        path.write_text(f"opcode[RESUME].specialization.deferred : {value}\nopcode[NOP].execution_count : {2**60}\n")
+        paths.append(path)
+    result = parse_files(paths, workers=2)
+    expected = sum(-(i + 1) if i % 2 else 2**60 + i for i in range(count))
+    assert result.raw["opcode[RESUME].specialization.deferred"] == expected
+    assert result.raw["opcode[NOP].execution_count"] == count * 2**60  # beyond 2**53: exact
+    assert dict(result.negative) == {"opcode[RESUME].specialization.deferred": count // 2}
+
+
+def test_value_of_2_to_the_64_is_not_a_counter() -> None:
+    with pytest.raises(StatsParseError, match=r"<text>:2: malformed stats line .*below 2\*\*64"):
+        parse_text("a : 1\nb : 18446744073709551616\n")
+    assert parse_text("a : 1\nb : 18446744073709551616\n", lenient=True).raw == {"a": 1}

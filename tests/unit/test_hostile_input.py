@@ -85,14 +85,18 @@ def test_broken_dump_files_name_file_and_line(tmp_path: Path, content: bytes, li
 
 
 def test_absurdly_large_counts_are_summed_exactly(tmp_path: Path) -> None:
+    """Sums beyond any float's precision stay exact; a value no uint64 can hold is not a count."""
     dumps = tmp_path / "dumps"
     dumps.mkdir()
-    big = 10**40
-    for name in ("a", "b"):
+    big = 2**63 - 1  # the largest count a dump prints that did not wrap
+    for name in ("a", "b", "c"):
         (dumps / f"{name}.txt").write_text(f"opcode[LOAD_FAST].execution_count : {big}\n")
     out = _invoke(tmp_path, "stats", str(dumps), "--json", str(tmp_path / "c.json"))
     assert out.returncode == 0, out.stderr
-    assert f'"opcode.LOAD_FAST.execution_count": {2 * big}' in (tmp_path / "c.json").read_text()
+    assert f'"opcode.LOAD_FAST.execution_count": {3 * big}' in (tmp_path / "c.json").read_text()
+    (dumps / "b.txt").write_text(f"opcode[LOAD_FAST].execution_count : {10**40}\n")
+    out = _invoke(tmp_path, "stats", str(dumps))
+    assert out.returncode == 12 and "b.txt:1: malformed stats line" in out.stderr and "below 2**64" in out.stderr
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

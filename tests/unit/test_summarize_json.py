@@ -172,6 +172,7 @@ def test_small_numeric_dump_maps_exactly() -> None:
             "unnamed_opcodes": ["4"],
             "failure_kind_offset": 0,
             "warnings": 0,
+            "negative_keys": {},
         },
     }
     json.dumps(doc, allow_nan=False)
@@ -204,3 +205,10 @@ def test_task_without_rev_refuses_with_one_line(tmp_path: Path) -> None:
     assert run.returncode == 2, run.stderr
     assert "--summarize-json needs --rev" in run.stderr and len(run.stderr.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_wrapped_counters_are_exported_signed_and_listed() -> None:
+    dump = parse_text("opcode[RESUME].specialization.deferred : 18446744073709551433\n")
+    doc = summarize_json(dump, tables("3.13.5"), ORIGIN)
+    assert doc["opcode[RESUME].specialization.deferred"] == -183
+    assert doc[METADATA_KEY]["negative_keys"] == {"opcode[RESUME].specialization.deferred": 1}

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -13,7 +14,7 @@ from pystats_harness.errors import (
     NoBaseline,
     ValidationPartial,
 )
-from pystats_harness.validate.baseline import AllowanceUse, deviations, net_per_loop, worst_use
+from pystats_harness.validate.baseline import AllowanceUse, deviations, net_counts, worst_use
 from pystats_harness.validate.driver import choose_workloads
 from pystats_harness.validate.plot import allowance_label, bar_length
 from pystats_harness.validate.report import StepResult, ValidationReport, to_markdown
@@ -78,12 +79,14 @@ def test_distinct_codes() -> None:
 
 def test_baseline_net_and_tolerances() -> None:
     suite = load_suite()
-    net = net_per_loop(
-        {"opcode.A.execution_count": 110, "objects.allocations": 500}, {"opcode.A.execution_count": 10}, 10
+    counts = net_counts(
+        {"opcode.A.execution_count": 110, "objects.allocations": 500, "opcode.B.execution_count": 3},
+        {"opcode.A.execution_count": 10, "opcode.B.execution_count": 3},
     )
-    assert net == {"opcode.A.execution_count": 10.0, "objects.allocations": 50.0}
+    assert counts == {"opcode.A.execution_count": 100, "objects.allocations": 500}  # zeros left out
+    net = {n: Fraction(v, 10) for n, v in counts.items()}
     assert deviations(net, dict(net), suite) == []
-    bad = deviations(net, {"opcode.A.execution_count": 10.1, "objects.allocations": 52.0}, suite)
+    bad = deviations(net, {"opcode.A.execution_count": Fraction(101, 10), "objects.allocations": Fraction(52)}, suite)
     assert [d.name for d in bad] == ["opcode.A.execution_count"]  # exact; objects allowed ±20+10%
     assert deviations({"objects.method_cache_hits": 1}, {"objects.method_cache_hits": 900}, suite) == []
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +13,16 @@ import pytest
 
 from pystats_harness.errors import ConfigError, RunFailed
 from pystats_harness.infra.runner import RunResult
-from pystats_harness.stats.collection import Collection
+from pystats_harness.stats.collection import Collection, from_dump
+from pystats_harness.stats.dumps import parse_text
+from pystats_harness.stats.exact import Rate
 from pystats_harness.suite import canaries as C
+from pystats_harness.suite import canary_rules as R
+from pystats_harness.suite import canary_source as S
 from pystats_harness.validate import baseline
+from pystats_harness.validate.deferred import DeferredRule
 from pystats_harness.validate.isolation import IsolationPlan, plan_isolation
-from pystats_harness.validate.report import Step, StepStatus
+from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport, to_markdown
 from pystats_harness.validate.runs import PathRun, RunPath, Shape
 from pystats_harness.validate.steps import (
     Runs,
@@ -28,6 +34,7 @@ from pystats_harness.validate.steps import (
     step_leakage,
 )
 from pystats_harness.validate.suiteconfig import SuiteConfig, load_suite
+from tests.unit.test_canary_rules import MISS_STATS_DEC, MISS_STATS_NO_DEC
 
 W = "nbody"
 LOOPS = 10
@@ -168,8 +175,10 @@ def test_isolation_without_a_partner_is_a_config_error(suite: SuiteConfig) -> No
 
 def test_leakage_automated_per_process_equal_to_manual_passes(suite: SuiteConfig, table: dict[str, Any]) -> None:
     runs = leakage_runs(suite, consistent_auto(suite))
-    assert manual_net(runs, W, suite, LOOPS) == {LF: 100, OP: 40, ALLOC: 900}
-    assert automated_net(runs, W, suite, LOOPS) == {LF: 100, OP: 40, ALLOC: 900 + 333 / suite.processes}
+    assert manual_net(runs, W, suite, LOOPS) == Rate({LF: 100, OP: 40, ALLOC: 900})
+    auto = automated_net(runs, W, suite, LOOPS)
+    assert auto.units == suite.processes and auto.per_unit(LF) == 100 and auto.per_unit(OP) == 40
+    assert auto.per_unit(ALLOC) == 900 + Fraction(333, suite.processes)
     result = step_leakage(runs, {W: LOOPS}, suite, table)
     assert (result.step, result.status, result.findings) == (Step.LEAKAGE, StepStatus.PASS, ())
     assert result.summary.startswith("no leakage in 1 workloads")
@@ -257,10 +266,21 @@ def test_outside_the_bracket_lists_every_family_largest_first(tmp_path: Path, su
 PER_LOOP = {LF: 7.0, OP: 3.5, ALLOC: 100.0}
 
 
+def whole(value: Fraction) -> int:
+    assert value.denominator == 1, value
+    return value.numerator
+
+
+def record(suite: SuiteConfig, version: str, per_loop: Mapping[str, float], root: Path) -> Path:
+    """A baseline whose counts over LOOPS * values loops are `per_loop` per loop."""
+    loops = LOOPS * suite.values
+    return baseline.record(version, W, {n: whole(Fraction(v) * loops) for n, v in per_loop.items()}, loops, {}, root)
+
+
 def baseline_runs(suite: SuiteConfig, per_loop: Mapping[str, float], more: Mapping[str, int] | None = None) -> Runs:
     """Automated runs whose (W - null) / processes / (loops * values) is `per_loop` (plus `more` counts)."""
     scale = suite.processes * LOOPS * suite.values
-    auto_w = {n: AUTO_NULL.get(n, 0) + v * scale + (more or {}).get(n, 0) for n, v in per_loop.items()}
+    auto_w = {n: AUTO_NULL.get(n, 0) + whole(Fraction(v) * scale) + (more or {}).get(n, 0) for n, v in per_loop.items()}
     null = suite.null_workload
     return Runs({(AUTO, null, LOOPS): run(null, AUTO, AUTO_NULL), (AUTO, W, LOOPS): run(W, AUTO, auto_w)})
 
@@ -268,7 +288,7 @@ def baseline_runs(suite: SuiteConfig, per_loop: Mapping[str, float], more: Mappi
 @pytest.mark.parametrize("shape", [{}, {"values": 3, "processes": 3}], ids=["suite.toml", "3 values, 3 processes"])
 def test_baselines_within_tolerance_pass(tmp_path: Path, suite: SuiteConfig, shape: dict[str, int]) -> None:
     suite = dataclasses.replace(suite, **shape)
-    baseline.record("3.13.5", W, {**PER_LOOP, "family.LOAD_FAST.execution_count": 1.0}, {}, tmp_path)
+    record(suite, "3.13.5", {**PER_LOOP, "family.LOAD_FAST.execution_count": 1.0}, tmp_path)
     result, deviation = step_baselines(baseline_runs(suite, PER_LOOP), {W: LOOPS}, suite, "3.13.5", tmp_path)
     assert (result.step, result.status, result.findings) == (Step.BASELINES, StepStatus.PASS, ())
     assert result.summary == "1 workloads match their baselines within tolerance"
@@ -276,7 +296,7 @@ def test_baselines_within_tolerance_pass(tmp_path: Path, suite: SuiteConfig, sha
 
 
 def test_baselines_exact_counter_off_by_one_fails(tmp_path: Path, suite: SuiteConfig) -> None:
-    baseline.record("3.13.5", W, PER_LOOP, {}, tmp_path)
+    record(suite, "3.13.5", PER_LOOP, tmp_path)
     runs = baseline_runs(suite, PER_LOOP, {LF: 1})  # one execution more in all the bracketed loops
     result, deviation = step_baselines(runs, {W: LOOPS}, suite, "3.13.5", tmp_path)
     value = 7.0 + 1 / (suite.processes * LOOPS * suite.values)
@@ -288,7 +308,7 @@ def test_baselines_exact_counter_off_by_one_fails(tmp_path: Path, suite: SuiteCo
 
 
 def test_baselines_missing_file_names_the_version(tmp_path: Path, suite: SuiteConfig) -> None:
-    baseline.record("3.12.0", W, PER_LOOP, {}, tmp_path)  # another version's baseline does not count
+    record(suite, "3.12.0", PER_LOOP, tmp_path)  # another version's baseline does not count
     result, deviation = step_baselines(baseline_runs(suite, PER_LOOP), {W: LOOPS}, suite, "3.13.5", tmp_path)
     assert (result.status, result.findings, deviation) == (StepStatus.NO_BASELINE, (), {})
     assert result.summary == f"no baseline for Python 3.13.5: {W} (skipped; record one with invoke baseline)"
@@ -307,7 +327,7 @@ def test_baselines_missing_file_names_the_version(tmp_path: Path, suite: SuiteCo
 def test_baselines_object_tolerances(
     tmp_path: Path, suite: SuiteConfig, name: str, base: float, value: float, allowed: str | None
 ) -> None:
-    baseline.record("3.13.5", W, {**PER_LOOP, name: base}, {}, tmp_path)
+    record(suite, "3.13.5", {**PER_LOOP, name: base}, tmp_path)
     result, _ = step_baselines(baseline_runs(suite, {**PER_LOOP, name: value}), {W: LOOPS}, suite, "3.13.5", tmp_path)
     if allowed is None:
         assert (result.status, result.findings) == (StepStatus.PASS, ())
@@ -316,3 +336,128 @@ def test_baselines_object_tolerances(
         assert result.findings == (
             {"workload": W, "counter": name, "baseline": base, "value": value, "allowed": allowed},
         )
+
+
+# --- counts beyond 2**53 and the deferred rule ----------------------------------------------------
+
+BIG = 2**60
+
+
+def test_leakage_compares_counts_beyond_2_to_the_53_exactly(suite: SuiteConfig, table: dict[str, Any]) -> None:
+    """One execution more in all automated processes: lost in (A_w - A_null) / P as a float, not here."""
+    auto_w = consistent_auto(suite)
+    auto_w[LF] += suite.processes * BIG + 1
+    runs = leakage_runs(suite, auto_w)
+    runs.results[(MANUAL, W, LOOPS)] = run(W, MANUAL, {**MAN_W, LF: MAN_W[LF] + BIG})
+    assert float(auto_w[LF] - AUTO_NULL[LF]) / suite.processes == float(MAN_W[LF] + BIG - MAN_NULL[LF])
+    result = step_leakage(runs, {W: LOOPS}, suite, table)
+    assert result.status is StepStatus.FAIL
+    [finding] = result.findings
+    assert finding["counter"] == LF and finding["b"] == BIG + 100 and finding["a"] != finding["b"]
+
+
+def test_baselines_compare_counts_beyond_2_to_the_53_exactly(tmp_path: Path, suite: SuiteConfig) -> None:
+    per_loop = {**PER_LOOP, OP: BIG}
+    record(suite, "3.13.5", per_loop, tmp_path)
+    doc = json.loads(baseline.path_for("3.13.5", W, tmp_path).read_text())
+    assert doc["counts"][OP] == BIG * LOOPS * suite.values and doc["schema"] == baseline.SCHEMA  # ints in JSON
+    assert step_baselines(baseline_runs(suite, per_loop), {W: LOOPS}, suite, "3.13.5", tmp_path)[0].ok
+    result, _ = step_baselines(baseline_runs(suite, per_loop, {OP: 1}), {W: LOOPS}, suite, "3.13.5", tmp_path)
+    assert result.status is StepStatus.FAIL and [f["counter"] for f in result.findings] == [OP]
+
+
+def test_schema_1_baselines_are_still_read(tmp_path: Path, suite: SuiteConfig) -> None:
+    path = baseline.path_for("3.13.5", W, tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"schema": baseline.SCHEMA_1, "metadata": {}, "per_loop": PER_LOOP}))
+    assert step_baselines(baseline_runs(suite, PER_LOOP), {W: LOOPS}, suite, "3.13.5", tmp_path)[0].ok
+    result, _ = step_baselines(baseline_runs(suite, PER_LOOP, {LF: 1}), {W: LOOPS}, suite, "3.13.5", tmp_path)
+    assert result.status is StepStatus.FAIL
+
+
+DEFERRED = "opcode.RESUME.specialization.deferred"
+MISS = "opcode.RESUME.specialization.miss"  # leak-ignored (RESUME_CHECK misses follow the eval breaker)
+
+
+def resume_dump(deferred: int, miss: int) -> dict[str, int]:
+    """RESUME's counters as main 84b7e9e3fa prints them (a uint64: below zero wraps), read by the parser."""
+    text = f"opcode[RESUME].specialization.deferred : {deferred % 2**64}\nopcode[RESUME].specialization.miss : {miss}\n"
+    return dict(from_dump(parse_text(text), None, {}).counters)
+
+
+def deferred_runs(suite: SuiteConfig, auto_deferred: int, auto_miss: int) -> Runs:
+    """`classes` on 84b7e9e3fa: the manual run's RESUME deferred went 183 below zero over 190 misses."""
+    runs = leakage_runs(suite, consistent_auto(suite))
+    runs.results[(MANUAL, W, LOOPS)] = run(W, MANUAL, {**MAN_W, **resume_dump(-183, 190)})
+    runs.results[(AUTO, W, LOOPS)] = run(W, AUTO, {**consistent_auto(suite), **resume_dump(auto_deferred, auto_miss)})
+    return runs
+
+
+def rule_table(table: dict[str, Any], macros: str | None) -> dict[str, Any]:
+    """The canary table with the deferred rule read from `macros` (None: no source recorded)."""
+    source = S.source_facts({"Python/ceval_macros.h": macros}, set()) if macros is not None else None
+    return {**table, "deferred_rule": R.deferred_rule(source)}
+
+
+def report_of(result: StepResult) -> ValidationReport:
+    meta = {"revision": "84b7e9e3fa", "sha": "84b7e9e3fa" + "0" * 30, "python_version": "3.13.0a1+", "patches": []}
+    return ValidationReport(meta, (result,))
+
+
+def test_deferred_adjusted_by_a_miss_is_reported_not_leakage(suite: SuiteConfig, table: dict[str, Any]) -> None:
+    assert suite.processes == 2 and suite.leak_ignored(MISS) and not suite.leak_ignored(DEFERRED)
+    runs = deferred_runs(suite, -185, 200)  # two workers: 185 decrements over 200 misses in all
+    result = step_leakage(runs, {W: LOOPS}, suite, rule_table(table, MISS_STATS_DEC))
+    assert (result.status, result.ok) == (StepStatus.PASS, True)
+    # E = (-185 - 0) - 2 * (-183 - 0) = 181 in [-(200 + 2*0), 0 + 2*190]; per process: ±190
+    assert result.findings == (
+        {
+            "workload": W,
+            "check": "adjusted across an instruction boundary",
+            "counter": DEFERRED,
+            "a": -92.5,
+            "b": -183,
+            "within": 190,
+            "note": "within ±190",
+        },
+    )
+    assert result.summary.endswith(
+        "; 1 counter(s) adjusted across an instruction boundary (UPDATE_MISS_STATS decrements deferred before "
+        f"the instruction increments it): {W}: {DEFERRED} -92.5 vs -183, within ±190"
+    )
+    assert "adjusted across an instruction boundary" in to_markdown(report_of(result))
+
+
+@pytest.mark.parametrize("macros", [MISS_STATS_NO_DEC, None], ids=["no STAT_DEC (3.13.5)", "no source recorded"])
+def test_deferred_difference_fails_where_the_rule_does_not_apply(
+    suite: SuiteConfig, table: dict[str, Any], macros: str | None
+) -> None:
+    result = step_leakage(deferred_runs(suite, -185, 200), {W: LOOPS}, suite, rule_table(table, macros))
+    assert result.status is StepStatus.FAIL
+    [finding] = result.findings
+    assert (finding["check"], finding["counter"], finding["a"], finding["b"]) == (
+        "automated vs manual",
+        DEFERRED,
+        -92.5,
+        -183,
+    )
+    assert ("deferred rule undetermined: no interpreter source recorded" in result.summary) is (macros is None)
+
+
+def test_deferred_beyond_the_misses_is_leakage_even_with_the_rule(suite: SuiteConfig, table: dict[str, Any]) -> None:
+    runs = deferred_runs(suite, -800, 200)  # E = -800 + 366 = -434 < -200: more than the misses explain
+    result = step_leakage(runs, {W: LOOPS}, suite, rule_table(table, MISS_STATS_DEC))
+    assert result.status is StepStatus.FAIL
+    [finding] = result.findings
+    assert finding["check"] == "automated vs manual" and finding["note"].startswith("beyond the ±190 allowed")
+
+
+def test_deferred_rule_read_on_the_host_from_a_builds_source(tmp_path: Path) -> None:
+    assert DeferredRule.from_source(tmp_path).applied is None  # nothing recorded: undetermined
+    (tmp_path / "Python").mkdir()
+    (tmp_path / "Python" / "ceval_macros.h").write_text(MISS_STATS_DEC)
+    assert DeferredRule.from_source(tmp_path) == DeferredRule(
+        True, R.deferred_rule(S.source_facts({"Python/ceval_macros.h": MISS_STATS_DEC}, set()))["why"]
+    )
+    (tmp_path / "Python" / "ceval_macros.h").write_text(MISS_STATS_NO_DEC)
+    assert DeferredRule.from_source(tmp_path).applied is False
