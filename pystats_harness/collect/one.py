@@ -200,11 +200,15 @@ def measure(
     }
     save(Collection(meta, total), out / "collection.json")
     rules = exactness.Rules(suite, options.declared.get(bench.name))
+    expected = options.processes * len(measured.functions)
+    why_not_grouped = (
+        "" if len(measured.nonempty) == expected else "not checked: the dumps are not one per worker (see dumps)"
+    )
     checks = [
-        trust.check_dumps(
-            len(measured.nonempty), options.processes * len(measured.functions), workers.why_no_dump(entry)
+        trust.check_dumps(len(measured.nonempty), expected, workers.why_no_dump(entry)),
+        trust.check_agreement(
+            workers.groups(measured.nonempty, len(measured.functions), options.processes), rules, why_not_grouped
         ),
-        trust.check_agreement(workers.groups(measured.nonempty, len(measured.functions), options.processes), rules),
         trust.check_wrapper(bench),
         trust.check_empty(total, len(dumps)),
     ]

@@ -75,10 +75,9 @@ def check_dumps(nonempty: int, expected: int, why_missing: str = "") -> CheckRes
 def check_agreement(groups: Sequence[Sequence[Counters]], rules: Rules, why_not: str = "") -> CheckResult:
     """``groups``: per timed function, the per-worker counters (same loops each); every worker is
     compared with the function's first one."""
-    if not groups or all(len(g) < 2 for g in groups):
-        return CheckResult(
-            Check.AGREEMENT, Status.NOT_CHECKED, why_not or "one worker per timed function (--processes 1)"
-        )
+    if why_not or not groups or all(len(g) < 2 for g in groups):
+        why = why_not or "not checked: one worker per timed function (--processes 1)"
+        return CheckResult(Check.AGREEMENT, Status.NOT_CHECKED, why)
     judged = [
         (index, w, judge(workers[0], other, rules))
         for index, workers in enumerate(groups)

@@ -151,3 +151,24 @@ def test_no_on_off_api_is_one_line_per_benchmark(harness: Harness, tmp_path: Pat
     assert [r["verdict"] for r in rows] == ["failed", "failed"]
     assert all("has no sys._stats_on/_stats_off" in r["reason"] and not r["log_tail"] for r in rows)
     assert "RuntimeError" not in result.stdout
+
+
+CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")
+
+
+@pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
+def test_the_pre_fix_window_unpatched_says_why_nothing_was_dumped(harness: Harness, tmp_path: Path) -> None:
+    """The seed's own bug, as the automated job met it in Dec 2022: before GH-100144 an interpreter
+    never dumps what it counted while collection is off, and pyperf's hook ends every bracket with it
+    off; counting also began at start-up. Every benchmark is untrusted, and the reason says so."""
+    assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
+    out = tmp_path / "out"
+    args = ("--rev", "1583c6e326~1", "--patches", "none", "--benchmarks", "nbody", "--out", str(out))
+    result = harness.invoke("collect", *args)
+    assert result.returncode == 26, result.stdout[-3000:] + result.stderr[-2000:]
+    row = json.loads((out / "report.json").read_text())["benchmarks"][0]
+    dumps = _check(row, "dumps")
+    assert row["verdict"] == "untrusted" and dumps["status"] == "fail"
+    assert "a worker dumped nothing" in dumps["detail"]
+    assert "does not dump stats at exit while collection is off" in dumps["detail"]
+    assert "counting begins at start-up" in dumps["detail"]

@@ -152,7 +152,10 @@ def test_agreement_is_exact_without_a_declared_allowance() -> None:
     objects = trust.check_agreement([[{"objects.allocations": 100}, {"objects.allocations": 105}]], rules)
     assert objects.status is exactness.Status.PASS and "within configs/suite.toml" in objects.detail
     one_worker = trust.check_agreement([[_c(A=1)]], rules)
-    assert one_worker.status is exactness.Status.NOT_CHECKED and "--processes 1" in one_worker.detail
+    assert (
+        one_worker.status is exactness.Status.NOT_CHECKED
+        and "not checked: one worker per timed function (--processes 1)" == one_worker.detail
+    )
 
 
 def test_agreement_within_a_declared_allowance_is_approximate_and_says_how_far() -> None:
