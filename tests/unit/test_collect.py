@@ -154,7 +154,7 @@ def test_agreement_is_exact_without_a_declared_allowance() -> None:
     one_worker = trust.check_agreement([[_c(A=1)]], rules)
     assert (
         one_worker.status is exactness.Status.NOT_CHECKED
-        and "not checked: one worker per timed function (--processes 1)" == one_worker.detail
+        and one_worker.detail == "not checked: one worker per timed function (--processes 1)"
     )
 
 
