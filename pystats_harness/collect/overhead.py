@@ -62,11 +62,10 @@ class NullRuns:
         if mine:
             try:
                 future.set_result(self._measure(*key))
-            except RunFailed as exc:
+            except BaseException as exc:  # whoever waits sees it too; Ctrl-C or a harness error goes on up
                 future.set_exception(exc)
-            except BaseException as exc:  # Ctrl-C or a harness error: whoever waits sees it too
-                future.set_exception(exc)
-                raise
+                if not isinstance(exc, RunFailed):
+                    raise
         return future.result()
 
     def _measure(self, shape: str, loops: int, processes: int) -> Null:
