@@ -1,14 +1,14 @@
 """Can the stats be trusted at every revision?  Build and validate a sample spread over the whole
 supported history, and print one row per revision.
 
-    PYSTATS_CPYTHON_GIT=/path/to/cpython.git python bench/trust_sweep.py [--out DIR] [--workloads nbody]
+    PYSTATS_CPYTHON_GIT=/path/to/cpython.git python bench/trust_sweep.py [--out DIR] [--workloads a,b]
         [--revs REV,REV,...] [--only N] [--resume] [--report] [--markdown FILE]
 
 The default sample (``SAMPLE``) is the release tags v3.11.2, v3.12.0 and v3.13.5 (v3.11.2 and v3.13.5
 come from ``invoke import-release``, as ``scripts/bootstrap.sh`` does) and first-parent commits of
 CPython main about every two months from January 2022 (the 3.11.0a4 release commit) to
 April 2024, the 3.11 development window and the pre-fix 3.12 window (both patched) first.  Each
-revision runs as a user would run it, ``python3 -m invoke validate --rev REV --workloads nbody --out
+revision runs as a user would run it, ``python3 -m invoke validate --rev REV [--workloads W] --out
 DIR/REV`` (a build through the cache with ``--patches auto``, then fingerprint, canaries, leakage,
 isolation and baselines), in the current cache dir (``INVOKE_PYSTATS_CACHE_DIR``), whose mirror must
 hold the revisions (``invoke mirror --remote $PYSTATS_CPYTHON_GIT``).
@@ -61,6 +61,14 @@ SAMPLE: tuple[tuple[str, str], ...] = (
     ("580f357c66", "main 2023-08 (3.13 dev, before PYTHONSTATS)"),
     ("f34e22c647", "main 2023-12 (3.13.0a2 cycle)"),
     ("18343c0985", "main 2024-02 (3.13.0a4 cycle)"),
+    # the 3.13 development line, where the stats code moved most (gh-108753's enhancements, the tier-2
+    # optimizer's counters, the deferred-count window d27acd4461 .. dfaa9e060b~1)
+    ("a7a079798d", "main 2023-09 (3.13 dev, generated cases as ops)"),
+    ("d27acd4461", "main 2023-10-31 (3.13.0a1+, miss path reads the next instruction: deferred drifts)"),
+    ("0cfdd6e3d1", "main 2023-11 (3.13.0a1 cycle)"),
+    ("dfaa9e060b", "main 2023-12-12 (3.13.0a2+, deferred drift fixed)"),
+    ("3eae76554b", "main 2024-01 (3.13.0a3 cycle)"),
+    ("8da83f3386", "main 2024-03 (3.13.0a5 cycle)"),
 )
 
 
@@ -107,7 +115,8 @@ def _last_error(stderr: str) -> str:
 
 def run_one(rev: str, note: str, out: Path, workloads: str, cache_dir: Path) -> Row:
     rev_out = out / rev.replace("/", "_")
-    cmd = [sys.executable, "-m", "invoke", "validate", "--rev", rev, "--workloads", workloads, "--out", str(rev_out)]
+    chosen = ["--workloads", workloads] if workloads else []  # default: every workload of configs/suite.toml
+    cmd = [sys.executable, "-m", "invoke", "validate", "--rev", rev, *chosen, "--out", str(rev_out)]
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     seconds = time.monotonic() - start
@@ -146,7 +155,7 @@ def to_markdown(rows: list[Row]) -> str:
 
 
 def to_rich(rows: list[Row]) -> Table:
-    table = Table(title="trust sweep: invoke validate --workloads nbody at each revision", show_lines=True)
+    table = Table(title="trust sweep: invoke validate at each revision", show_lines=True)
     for col in ("revision", "date", "Python", "patches (auto)", *STEPS, "s"):
         table.add_column(col)
     for r in rows:
@@ -162,7 +171,7 @@ def to_rich(rows: list[Row]) -> Table:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", help="where reports go (default: <cache_dir>/trust_sweep)")
-    ap.add_argument("--workloads", default="nbody")
+    ap.add_argument("--workloads", default="", help="default: all nine (so that leakage and isolation check something)")
     ap.add_argument("--revs", help="comma-separated revisions instead of the default sample")
     ap.add_argument("--only", type=int, help="run only the first N revisions of the sample")
     ap.add_argument("--resume", action="store_true", help="re-use revisions already validated in --out")
