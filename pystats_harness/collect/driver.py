@@ -116,28 +116,29 @@ def _one(
 
 def _write_all(staging: Path, entry: BuildInfo, outcomes: Sequence[one.Outcome]) -> None:
     """``all/``: every benchmark summed (raw), and ``all/net/``: those with net counts, summed."""
-    _write_sum(staging, entry, [o.name for o in outcomes], "collection.json", staging / "all")
-    netted = [o.name for o in outcomes if (staging / "benchmarks" / o.name / "net" / "collection.json").is_file()]
-    _write_sum(staging, entry, netted, "net/collection.json", staging / "all" / "net")
+    _write_sum(staging, entry, [o.name for o in outcomes], staging / "all", net=False)
+    _write_sum(staging, entry, [o.name for o in outcomes], staging / "all" / "net", net=True)
 
 
-def _write_sum(staging: Path, entry: BuildInfo, names: Sequence[str], relative: str, into: Path) -> None:
-    paths = [p for name in names if (p := staging / "benchmarks" / name / relative).is_file()]
+def _write_sum(staging: Path, entry: BuildInfo, names: Sequence[str], into: Path, *, net: bool) -> None:
+    """The collections of ``names`` (raw, or ``net/``) summed into ``into``, with their export."""
+    benchmarks = staging / "benchmarks"
+    relative = "net/collection.json" if net else "collection.json"
+    counted = [name for name in names if (benchmarks / name / relative).is_file()]
     into.mkdir(parents=True, exist_ok=True)
-    if not paths:
+    if not counted:
         return
-    total = aggregate([load(p) for p in paths])
-    counted = [p.parent.name if relative == "collection.json" else p.parent.parent.name for p in paths]
+    total = aggregate([load(benchmarks / name / relative) for name in counted])
     total = Collection({**total.metadata, "benchmark": "all", "benchmarks": counted}, total.counters, total.unknown)
     save(total, into / "collection.json")
     write_text_atomic(into / "summary.md", summary.to_markdown(total))
-    dumps = [d for name in counted for d in sorted((staging / "benchmarks" / name / "dumps").glob("*"))]
+    dumps = [d for name in counted for d in sorted((benchmarks / name / "dumps").glob("*"))]
     origin = {"benchmark": "all", "counts": total.metadata.get("counts", "")}
-    if relative == "collection.json":
+    if net:
+        nulls = [d for name in counted for d in sorted((benchmarks / name / "null" / "automated").glob("*"))]
+        one.export_net(entry, dumps, nulls, origin, into / "summarize.json")
+    else:
         one.export(entry, dumps, origin, into / "summarize.json")
-        return
-    nulls = [d for name in counted for d in sorted((staging / "benchmarks" / name / "null" / "automated").glob("*"))]
-    one.export_net(entry, dumps, nulls, origin, into / "summarize.json")
 
 
 Results = Mapping[str, tuple[one.Outcome, int | None]]  # benchmark -> its outcome and the loops it ran

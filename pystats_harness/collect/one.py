@@ -6,6 +6,7 @@ dumps, one per timed function) and null/ (the null's dumps, automated/ and manua
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -186,7 +187,7 @@ def measure(
     run = runs.automated(ctx, entry, bench, place, out / "pyperf", loops=loops, processes=options.processes)
     dumps = tuple(overhead.keep(run.dumps, out / "dumps"))
     per_dump = tuple(overhead.counters(entry, [d]) for d in dumps)
-    total = _sum(per_dump)
+    total: dict[str, int] = functools.reduce(overhead.add, per_dump, dict[str, int]())
     measured = Measured(dumps, per_dump, total, runs.timed_names(run.pyperf or {}) or (bench.name,))
     bracketed = loops * options.processes * len(measured.functions)
     meta = {
@@ -226,14 +227,6 @@ def measure(
         measured.functions,
         time.perf_counter() - start,
     )
-
-
-def _sum(parts: Sequence[Mapping[str, int]]) -> dict[str, int]:
-    total: dict[str, int] = {}
-    for part in parts:
-        for name, value in part.items():
-            total[name] = total.get(name, 0) + value
-    return total
 
 
 def export(entry: BuildInfo, dumps: Sequence[Path], origin: Mapping[str, Any], path: Path) -> None:
