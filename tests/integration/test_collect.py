@@ -44,7 +44,9 @@ def test_collect_verdicts_and_outputs(outputs: dict[str, Path], which: str) -> N
     assert verdicts["logging"] in {"trusted", "approximate"}
     assert {**verdicts, "logging": "-"} == {"nbody": "trusted", "logging": "-", "python_startup": "unreliable"}
     rows = {b["name"]: {c["check"]: c for c in b["checks"]} for b in report["benchmarks"]}
-    assert rows["nbody"]["agreement"]["detail"] == "workers agree exactly"
+    # exact; an object counter within configs/suite.toml's tolerance is said after it (process history)
+    assert rows["nbody"]["agreement"]["status"] == "pass"
+    assert rows["nbody"]["agreement"]["detail"].startswith("workers agree exactly")
     assert rows["nbody"]["leakage"]["status"] == "pass"  # manual == automated per loop
     by_name = {b["name"]: b for b in report["benchmarks"]}
     assert len(by_name["logging"]["functions"]) == 3  # logging times three functions, 2 workers each
