@@ -80,7 +80,7 @@ def build(
     from pystats_harness.cli import build as cli
 
     ctx = _context(c, verbose=verbose)
-    cli.build(ctx, rev or ctx.settings.default_rev, patches, dry_run=dry_run)
+    cli.build(ctx, common.resolve(ctx, rev), patches, dry_run=dry_run)
 
 
 @task(help=options.RUN)
@@ -91,7 +91,7 @@ def run(c: Context, rev: str | None = None, patches: str = "auto", no_stats_dir:
 
     ctx = _context(c)
     args = common.argv_after_double_dash()
-    code = cli.run(ctx, rev or ctx.settings.default_rev, patches, args, stats_dir=not no_stats_dir)
+    code = cli.run(ctx, common.resolve(ctx, rev), patches, args, stats_dir=not no_stats_dir)
     if code:
         raise Exit(code=code)
 
@@ -113,10 +113,11 @@ def stats(
     from pystats_harness.cli import stats as cli
 
     per = common.number("loops", loops)
+    ctx = _context(c)
     cli.stats(
-        _context(c),
+        ctx,
         Path(directory),
-        rev,
+        common.resolve(ctx, rev) if rev else None,
         patches,
         json_out=json,
         markdown_out=markdown,
@@ -162,7 +163,7 @@ def patches(c: Context, rev: str | None = None, patches: str = "auto") -> None:
     from pystats_harness.cli import build as cli
 
     ctx = _context(c)
-    cli.show_patches(ctx, rev or ctx.settings.default_rev, patches)
+    cli.show_patches(ctx, common.resolve(ctx, rev), patches)
 
 
 @task(help=options.VERIFY)
@@ -172,7 +173,7 @@ def verify(c: Context, rev: str | None = None, patches: str = "auto") -> None:
     from pystats_harness.cli import build as cli
 
     ctx = _context(c)
-    cli.verify(ctx, rev or ctx.settings.default_rev, patches)
+    cli.verify(ctx, common.resolve(ctx, rev), patches)
 
 
 @task(help=options.VALIDATE)
@@ -191,7 +192,6 @@ def validate(
     from pystats_harness.cli import validate as cli
 
     ctx = _context(c)
-    rev = rev or ctx.settings.default_rev
     report = cli.run_validate(ctx, rev, patches, workloads=workloads, jobs=int(jobs), out=out, strict=strict)
     error = report.error(require_baseline=require_baseline, strict=strict)
     if error is not None:
@@ -216,7 +216,6 @@ def collect(
     from pystats_harness.cli import collect as cli
 
     ctx = _context(c)
-    rev = rev or ctx.settings.default_rev
     number = common.number
     outcomes = cli.run_collect(
         ctx,
@@ -241,7 +240,7 @@ def baseline(
     from pystats_harness.cli import validate as cli
 
     ctx = _context(c)
-    cli.run_baseline(ctx, rev or ctx.settings.default_rev, patches, workloads=workloads, jobs=int(jobs))
+    cli.run_baseline(ctx, rev, patches, workloads=workloads, jobs=int(jobs))
 
 
 @task(help=options.BISECT)

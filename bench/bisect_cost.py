@@ -43,8 +43,9 @@ sys.path.insert(0, str(ROOT))
 
 import contextlib
 
-from pystats_harness.bisect.judge import Failure, Judge, Outcome
+from pystats_harness.bisect.judge import Judge
 from pystats_harness.bisect.search import bisect
+from pystats_harness.measure.outcome import Failure, Outcome
 
 
 def history(rng: random.Random, n: int, rate: float, clustered: bool) -> tuple[list[float | None], int]:

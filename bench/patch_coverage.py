@@ -3,7 +3,7 @@
     python bench/patch_coverage.py --git /path/to/cpython.git --range 342b93f9f2~1..6f8875eba3~1 [--all]
 
 For each first-parent commit of ``--range`` (``--all``: every commit, not just first-parent), the
-harness's own selection (:func:`pystats_harness.build.patches.plan_patches`) probes the commit's tree
+harness's own selection (:func:`pystats_harness.builder.patches.plan_patches`) probes the commit's tree
 (``git cat-file``, no checkout), then the planned patches are applied one after the other with
 ``git apply --cached`` to a scratch index read from that tree: exactly what a build does before it
 applies anything.  Printed: a table per selected variant combination (commits, first and last
@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rich.console import Console
 from rich.table import Table
 
-from pystats_harness.build.patches import Action, plan_patches
-from pystats_harness.build.series import load_series
+from pystats_harness.builder.patches import Action, plan_patches
+from pystats_harness.builder.series import load_series
 from pystats_harness.errors import RevisionUnsupported
 
 # A change that an applied variant of another change already includes (see patch-series.toml).

@@ -42,8 +42,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bisect_cost import DEFAULT_METRIC, synthetic_history
 
-from pystats_harness.bisect.judge import Judge, Outcome
+from pystats_harness.bisect.judge import Judge
 from pystats_harness.bisect.kary import kary_bisect, rounds_needed
+from pystats_harness.measure.outcome import Outcome
 
 
 def cpu_jiffies() -> tuple[int, int]:

@@ -1,6 +1,6 @@
 """Bisect a pystats metric over CPython history.
 
-The search itself is :mod:`pystats_harness.bisect.search`; :class:`~pystats_harness.bisect.measurer.Measurer`
+The search itself is :mod:`pystats_harness.bisect.search`; :class:`~pystats_harness.measure.measurer.Measurer`
 supplies its ``measure(index)``. Good and bad are measured first and must differ as claimed.
 """
 
@@ -11,20 +11,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pystats_harness.bisect.fleet import Fleet, open_fleet
-from pystats_harness.bisect.judge import Judge, Outcome, parse_direction, validate_endpoints
+from pystats_harness.bisect.judge import Judge, parse_direction, validate_endpoints
 from pystats_harness.bisect.kary import kary_bisect
-from pystats_harness.bisect.measurer import Measured, Measurer
-from pystats_harness.bisect.metric import Metric, parse_metric
 from pystats_harness.bisect.report import BisectReport
 from pystats_harness.bisect.report import CommitInfo as ReportCommit
 from pystats_harness.bisect.report import to_dict as report_to_dict
 from pystats_harness.bisect.search import BisectResult, estimate_remaining_steps
-from pystats_harness.bisect.workload import Workload, resolve_workload
 from pystats_harness.console import Reporter
 from pystats_harness.errors import ConfigError, EndpointFailed, EndpointsDoNotDiffer, HarnessError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.measure.fleet import Fleet, open_fleet
+from pystats_harness.measure.measurer import Measured, Measurer
+from pystats_harness.measure.metric import Metric, parse_metric
+from pystats_harness.measure.outcome import Outcome
+from pystats_harness.measure.workload import Workload, resolve_workload
 
 
 class Progress:

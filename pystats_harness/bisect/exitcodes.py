@@ -18,8 +18,8 @@ taken as a property of that commit and skipped (125); the caller prints its trac
 from __future__ import annotations
 
 from pystats_harness import errors
-from pystats_harness.bisect.judge import Failure, Judge, Outcome
-from pystats_harness.errors import MissingCounters
+from pystats_harness.bisect.judge import Judge
+from pystats_harness.measure.outcome import Outcome, failure_for_error
 
 EXIT_GOOD = 0
 EXIT_BAD = 1
@@ -27,61 +27,12 @@ EXIT_SKIP = 125
 EXIT_ABORT = 128
 EXIT_INTERRUPTED = 130
 
-# Errors that are about one commit: the commit is skipped.  (The order matters only for subclasses.)
-_PER_COMMIT: tuple[tuple[type[BaseException], Failure], ...] = (
-    (errors.RevisionNotFound, Failure.CHECKOUT_FAILED),
-    (errors.RevisionUnsupported, Failure.BUILD_FAILED),
-    (errors.PatchError, Failure.PATCH_FAILED),
-    (errors.BuildFailed, Failure.BUILD_FAILED),
-    (errors.VerificationFailed, Failure.BUILD_FAILED),
-    (errors.NotBuilt, Failure.BUILD_FAILED),
-    (errors.RunFailed, Failure.RUN_FAILED),
-    (errors.StatsParseError, Failure.RUN_FAILED),
-)
-# Errors that would repeat at every commit: the bisect is aborted.
-_SETUP = (
-    errors.ConfigError,
-    errors.EngineUnavailable,
-    errors.ImageError,
-    errors.MirrorError,
-    errors.ReleaseImportError,
-)
-
 
 def exit_code(outcome: Outcome, judge: Judge) -> int:
     """0 if the outcome is good, 1 if bad, 125 if it has no usable value."""
     if not outcome.usable:
         return EXIT_SKIP
     return EXIT_BAD if judge.is_bad(outcome.number) else EXIT_GOOD
-
-
-def failure_for_error(exc: BaseException) -> Failure | None:
-    """The failure kind for an error about one commit, or None if the error should end the bisect.
-
-    :class:`~pystats_harness.errors.MissingCounters` is per commit (a commit may predate a counter);
-    at the endpoints the caller reports it as an error instead. A commit that cannot be checked out
-    (:class:`~pystats_harness.errors.CheckoutFailed`) is skipped; other mirror errors end the bisect.
-    """
-    if isinstance(exc, MissingCounters):
-        return Failure.METRIC_UNDEFINED
-    if isinstance(exc, errors.CheckoutFailed):
-        return Failure.CHECKOUT_FAILED
-    if isinstance(exc, (KeyboardInterrupt, errors.Interrupted, _SETUP)):
-        return None
-    for kind, failure in _PER_COMMIT:
-        if isinstance(exc, kind):
-            return failure
-    if isinstance(exc, errors.HarnessError):
-        return Failure.RUN_FAILED
-    return Failure.RUN_FAILED if isinstance(exc, Exception) else None
-
-
-def outcome_for_error(exc: BaseException) -> Outcome | None:
-    """An :class:`Outcome` that skips the commit, or None if ``exc`` must propagate (setup, Ctrl-C)."""
-    failure = failure_for_error(exc)
-    if failure is None:
-        return None
-    return Outcome.failed(failure, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
 
 def exit_code_for_error(exc: BaseException) -> int:

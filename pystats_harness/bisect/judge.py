@@ -1,4 +1,5 @@
-"""What measuring one commit gave (:class:`Outcome`), and how a value is judged (:class:`Judge`).
+"""How a value is judged (:class:`Judge`): good, bad or skipped (what measuring gave is
+:class:`~pystats_harness.measure.outcome.Outcome`).
 
 Judging: ``direction="up"`` means the metric went up (bad when ``value > threshold``), ``"down"``
 that it went down (bad when ``value < threshold``).  A value exactly at the threshold is good.
@@ -24,16 +25,6 @@ class Verdict(enum.StrEnum):
     SKIPPED = "skipped"
 
 
-class Failure(enum.StrEnum):
-    """Why a commit has no value."""
-
-    CHECKOUT_FAILED = "checkout failed"
-    PATCH_FAILED = "patch failed"
-    BUILD_FAILED = "build failed"
-    RUN_FAILED = "run failed"
-    METRIC_UNDEFINED = "metric undefined"  # NaN (division by zero) or none of its counters present
-
-
 def parse_direction(text: str | Direction | None) -> Direction | None:
     """``--direction`` as given (None: inferred from the endpoints)."""
     if text is None or text == "":
@@ -42,57 +33,6 @@ def parse_direction(text: str | Direction | None) -> Direction | None:
         return Direction(text)
     except ValueError:
         raise ConfigError(f"--direction must be 'up' or 'down' (got {text!r})") from None
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What measuring one commit gave: a value, or a failure with its reason."""
-
-    value: float | None = None
-    failure: Failure | None = None
-    detail: str = ""  # why it failed (error line, log path), or notes about the value
-
-    def __post_init__(self) -> None:
-        if (self.value is None) == (self.failure is None):
-            raise ValueError("an Outcome has either a value or a failure")
-        if self.failure is not None:
-            object.__setattr__(self, "failure", Failure(self.failure))
-
-    @classmethod
-    def ok(cls, value: float, detail: str = "") -> Outcome:
-        return cls(value=float(value), detail=detail)
-
-    @classmethod
-    def failed(cls, failure: Failure | str, detail: str = "") -> Outcome:
-        return cls(failure=Failure(failure), detail=detail)
-
-    @property
-    def usable(self) -> bool:
-        return self.value is not None and math.isfinite(self.value)
-
-    @property
-    def number(self) -> float:
-        """The value of a usable outcome (check :attr:`usable` first)."""
-        if self.value is None or not math.isfinite(self.value):
-            raise ValueError(f"outcome has no usable value ({self.reason})")
-        return self.value
-
-    @property
-    def reason(self) -> str:
-        """A failure as one phrase (``"build failed: make returned 2"``); "" for a usable value."""
-        if self.usable:
-            return ""
-        if self.failure is None:
-            return f"{Failure.METRIC_UNDEFINED}: value is {self.value}"
-        return f"{self.failure}: {self.detail}" if self.detail else self.failure
-
-
-def normalised(outcome: Outcome) -> Outcome:
-    """A NaN or infinite value cannot be judged: it becomes a METRIC_UNDEFINED failure."""
-    if outcome.value is not None and not math.isfinite(outcome.value):
-        detail = f"value is {outcome.value}" + (f"; {outcome.detail}" if outcome.detail else "")
-        return Outcome.failed(Failure.METRIC_UNDEFINED, detail)
-    return outcome
 
 
 @dataclass(frozen=True)

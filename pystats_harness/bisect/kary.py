@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from pystats_harness.bisect.judge import Judge, Outcome, Verdict, normalised
+from pystats_harness.bisect.judge import Judge, Verdict
 from pystats_harness.bisect.search import BisectResult, Tested, bisect, seed_outcomes
 from pystats_harness.errors import ConfigError
+from pystats_harness.measure.outcome import Outcome, normalised
 
 MeasureMany = Callable[[Sequence[int]], Mapping[int, Outcome]]
 OnRound = Callable[[int, int, Sequence[int]], None]  # (round, remaining rounds estimate, indices) before

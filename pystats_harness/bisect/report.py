@@ -7,14 +7,15 @@ itself only knows shas.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pystats_harness.bisect.judge import Failure, Judge, Outcome, Verdict
+from pystats_harness.bisect.judge import Judge, Verdict
 from pystats_harness.bisect.search import BisectResult, Tested
 from pystats_harness.errors import ConfigError
+from pystats_harness.measure.axes import fmt_value
+from pystats_harness.measure.outcome import Failure, Outcome
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -43,14 +44,6 @@ class BisectReport:
     def info(self, index: int) -> CommitInfo:
         sha = self.result.commits[index]
         return self.commit_info.get(sha) or CommitInfo(sha)
-
-
-def fmt_value(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "–"
-    if float(value).is_integer() and abs(value) < 1e15:
-        return f"{int(value):,d}"
-    return f"{value:.6g}"
 
 
 def _commit_line(info: CommitInfo) -> str:

@@ -24,8 +24,9 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pystats_harness.bisect.judge import Judge, Outcome, Verdict, normalised
+from pystats_harness.bisect.judge import Judge, Verdict
 from pystats_harness.errors import ConfigError, EndpointsDoNotDiffer
+from pystats_harness.measure.outcome import Outcome, normalised
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,7 @@ from rich.markup import escape
 
 from pystats_harness.bisect.driver import BisectRun, Progress, measure_rev, run_bisect
 from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code, exit_code_for_error
-from pystats_harness.bisect.judge import Direction, Failure, Judge, Outcome, Verdict, parse_direction
-from pystats_harness.bisect.measurer import Measured
+from pystats_harness.bisect.judge import Direction, Judge, Verdict, parse_direction
 from pystats_harness.bisect.plot import write_plot
 from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich
 from pystats_harness.cli.common import number
@@ -34,6 +33,8 @@ from pystats_harness.infra import proc
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
 from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.measure.measurer import Measured
+from pystats_harness.measure.outcome import Failure, Outcome
 
 
 class _StepReporter(Reporter):

@@ -6,16 +6,15 @@ import sys
 import time
 from pathlib import Path
 
-from pystats_harness.build import fingerprint, patches, probes, releases
-from pystats_harness.build.cache import CacheEntry
-from pystats_harness.build.ensure import find_build
-from pystats_harness.build.execute import execute
-from pystats_harness.build.image import build_builder_image
-from pystats_harness.build.plan import plan_build, to_text
+from pystats_harness.builder import fingerprint, patches, probes, releases
+from pystats_harness.builder.cache import CacheEntry
+from pystats_harness.builder.image import build_builder_image
+from pystats_harness.builder.obtain import cached, obtain, plan_for
+from pystats_harness.builder.plan import to_text
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import VerificationFailed
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import Mirror
+from pystats_harness.infra.mirror import CommitInfo, Mirror
 from pystats_harness.infra.runner import RunRequest, run_python
 
 
@@ -38,16 +37,17 @@ def image(ctx: Context, *, bootstrap: bool) -> None:
     stdout_console().print(f"image {result.tag} = {result.image_id} (base {result.base})")
 
 
-def build(ctx: Context, rev: str, requested_patches: str, *, dry_run: bool) -> None:
+def build(ctx: Context, commit: CommitInfo, requested_patches: str, *, dry_run: bool) -> None:
     out = stdout_console()
     start = time.perf_counter()
-    plan = plan_build(ctx, rev, requested_patches)
-    out.print(to_text(plan))
+    plan = plan_for(ctx, commit, requested_patches)
+    out.print(to_text(plan, cached=cached(ctx, plan) is not None))
     if dry_run:
         return
-    entry = execute(ctx, plan, verify_strict=requested_patches == "auto")
-    if plan.cache_hit:
-        _warn_recorded_mismatch(ctx, entry, f"{plan.commit.rev} ({plan.commit.short})")
+    obtained = obtain(ctx, plan)
+    entry = obtained.entry
+    if not obtained.built:
+        _warn_recorded_mismatch(ctx, entry, f"{commit.rev} ({commit.short})")
     out.print(f"build      {entry.path}  ({time.perf_counter() - start:.1f} s)")
     out.print(f"python     {entry.install_dir}/bin/python3")
 
@@ -63,8 +63,8 @@ def _warn_recorded_mismatch(ctx: Context, entry: CacheEntry, what: str) -> None:
         )
 
 
-def run(ctx: Context, rev: str, requested_patches: str, args: list[str], *, stats_dir: bool) -> int:
-    entry = find_build(ctx, rev, requested_patches)
+def run(ctx: Context, commit: CommitInfo, requested_patches: str, args: list[str], *, stats_dir: bool) -> int:
+    entry = obtain(ctx, plan_for(ctx, commit, requested_patches), build_missing=False).entry
     result = run_python(ctx, entry, RunRequest(tuple(args), stats_dir=stats_dir, label="run"))
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
@@ -76,16 +76,16 @@ def run(ctx: Context, rev: str, requested_patches: str, args: list[str], *, stat
     return result.exit_code
 
 
-def show_patches(ctx: Context, rev: str, requested: str) -> None:
+def show_patches(ctx: Context, commit: CommitInfo, requested: str) -> None:
     mirror = Mirror(ctx.settings.mirror_dir)
-    info = mirror.resolve(rev)
-    plan = patches.select(lambda path: mirror.read_file(info.sha, path), requested)
-    title = f"patches for {rev} ({info.short}), --patches {requested}"
+    plan = patches.select(lambda path: mirror.read_file(commit.sha, path), requested)
+    title = f"patches for {commit.rev} ({commit.short}), --patches {requested}"
     stdout_console().print(patches.to_rich(plan, title=title))
 
 
-def verify(ctx: Context, rev: str, requested: str) -> None:
-    entry = find_build(ctx, rev, requested)
+def verify(ctx: Context, commit: CommitInfo, requested: str) -> None:
+    rev = commit.rev
+    entry = obtain(ctx, plan_for(ctx, commit, requested), build_missing=False).entry
     report = probes.collect(ctx, entry)
     title = f"behaviour fingerprint of {rev} (--patches {requested})"
     stdout_console().print(fingerprint.to_rich(report.verdicts, title=title))

@@ -7,8 +7,8 @@ import time
 from rich.markup import escape
 from rich.table import Table
 
-from pystats_harness.build import integrity, prune
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.builder import integrity, prune
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError, HarnessError
 from pystats_harness.infra import engine

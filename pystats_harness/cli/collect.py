@@ -5,20 +5,25 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from pystats_harness.build.ensure import ensure_build
+from pystats_harness.builder.obtain import obtain, plan_for
+from pystats_harness.cli.common import resolve
+from pystats_harness.cluster.client import Cluster
 from pystats_harness.collect import driver, one
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect import report as collect_report
-from pystats_harness.collect.benchmarks import Suite, read_suite, select
-from pystats_harness.collect.sites import benchmark_data_dir
+from pystats_harness.collect.remote import collect_on_cluster
 from pystats_harness.collect.trust import Verdict
 from pystats_harness.console import stdout_console
+from pystats_harness.dispatch.dispatcher import run_dispatched
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import Mirror
-from pystats_harness.validate.suiteconfig import load_suite
+from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.measure.suiteconfig import load_suite
+from pystats_harness.pyperformance.benchmarks import Suite, read_suite, select
+from pystats_harness.pyperformance.sites import benchmark_data_dir
 
 
 def _progress(ctx: Context) -> Progress:
@@ -28,7 +33,7 @@ def _progress(ctx: Context) -> Progress:
 
 def run_collect(
     ctx: Context,
-    rev: str,
+    rev: str | None,
     patches: str,
     *,
     benchmarks: str,
@@ -43,16 +48,20 @@ def run_collect(
     fixed = loops_file.read(Path(loops)) if loops else {}
     if loops:
         loops_file.check_covers(fixed, [b.name for b in chosen], Path(loops))
-    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{rev.replace('/', '_')}"
+    driver.check_request(chosen, jobs, processes, Path(out).resolve() if out else None)
+    commit = resolve(ctx, rev)
+    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{commit.rev.replace('/', '_')}"
     out_dir = Path(out).resolve() if out else ctx.settings.cache_dir / "collect" / stamp
-    driver.check_request(chosen, jobs, processes, out_dir)
     request = driver.Request(chosen, jobs, processes, fixed, out_dir, manual)
-    if ctx.settings.cluster:
-        outcomes = _on_cluster(ctx, rev, patches, suite_benchmarks, request)
-    else:
-        outcomes = _here(ctx, rev, patches, suite_benchmarks, request)
+    outcomes = run_dispatched(
+        ctx,
+        lambda: _here(ctx, commit, patches, suite_benchmarks, request),
+        lambda cluster: _on_cluster(ctx, cluster, commit, patches, suite_benchmarks, request),
+    )
     console = stdout_console()
-    console.print(collect_report.to_rich(outcomes, f"pystats over pyperformance {suite_benchmarks.version}: {rev}"))
+    console.print(
+        collect_report.to_rich(outcomes, f"pystats over pyperformance {suite_benchmarks.version}: {commit.rev}")
+    )
     console.print(collect_report.headline(outcomes))
     console.print(f"output: {out_dir} (report.json, trust.md, loops.json, benchmarks/<name>/)")
     return outcomes
@@ -66,26 +75,30 @@ def _line(outcome: one.Outcome, worker: str = "") -> str:
 
 
 def _on_cluster(
-    ctx: Context, rev: str, patches: str, suite_benchmarks: Suite, request: driver.Request
+    ctx: Context,
+    cluster: Cluster[Any, Any],
+    commit: CommitInfo,
+    patches: str,
+    suite_benchmarks: Suite,
+    request: driver.Request,
 ) -> list[one.Outcome]:
-    from pystats_harness.cluster.collect_client import collect_on_cluster
-
-    commit = Mirror(ctx.settings.mirror_dir).resolve(rev)
     with _progress(ctx) as progress:
-        overall = progress.add_task(f"collecting {rev} on {ctx.settings.cluster}", total=len(request.benchmarks))
+        overall = progress.add_task(f"collecting {commit.rev} on {cluster.address}", total=len(request.benchmarks))
 
         def finished(outcome: one.Outcome, worker: str) -> None:
             progress.advance(overall)
             ctx.reporter.console.print(_line(outcome, worker), markup=False)
 
-        return collect_on_cluster(ctx, commit, patches, suite_benchmarks, request, finished)
+        return collect_on_cluster(ctx, cluster, commit, patches, suite_benchmarks, request, finished)
 
 
-def _here(ctx: Context, rev: str, patches: str, suite_benchmarks: Suite, request: driver.Request) -> list[one.Outcome]:
-    entry = ensure_build(ctx, rev, patches)
+def _here(
+    ctx: Context, commit: CommitInfo, patches: str, suite_benchmarks: Suite, request: driver.Request
+) -> list[one.Outcome]:
+    entry = obtain(ctx, plan_for(ctx, commit, patches)).entry
     chosen = request.benchmarks
     with _progress(ctx) as progress:
-        overall = progress.add_task(f"collecting {rev}", total=len(chosen))
+        overall = progress.add_task(f"collecting {commit.rev}", total=len(chosen))
 
         def started(name: str) -> Callable[[str], None]:
             line: TaskID = progress.add_task(f"  {name}", total=None)

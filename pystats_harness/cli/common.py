@@ -10,18 +10,25 @@ from typing import Any
 
 from rich.markup import escape
 
-from pystats_harness.cluster.errors import UnitFailed
 from pystats_harness.config import DEFAULTS, load_settings
 from pystats_harness.console import Reporter
+from pystats_harness.dispatch.dispatcher import UnitFailed
 from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Interrupted
 from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import CommitInfo, Mirror
 
-__all__ = ["DEFAULTS", "Context", "argv_after_double_dash", "context", "error_exit", "number"]
+__all__ = ["DEFAULTS", "Context", "argv_after_double_dash", "context", "error_exit", "number", "resolve"]
 
 
 def context(pystats_config: Mapping[str, Any], *, verbose: bool = False) -> Context:
     """The invocation's context from invoke's ``pystats`` config (invoke.yaml, INVOKE_PYSTATS_*)."""
     return Context(load_settings(dict(pystats_config)), Reporter(verbose=verbose))
+
+
+def resolve(ctx: Context, rev: str | None) -> CommitInfo:
+    """``--rev`` (the setting ``default_rev`` when not given) resolved once, in this machine's mirror,
+    into the commit every later step uses (RevisionNotFound, exit 3)."""
+    return Mirror(ctx.settings.mirror_dir).resolve(rev or ctx.settings.default_rev)
 
 
 def error_exit(exc: BaseException) -> tuple[str, int] | None:

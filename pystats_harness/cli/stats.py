@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pystats_harness.build.ensure import find_build
+from pystats_harness.builder.obtain import obtain, plan_for
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
+from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.stats import compare as _compare
 from pystats_harness.stats import summary
 from pystats_harness.stats.collection import dump_files, from_dump, load, per_loop, save
@@ -20,7 +21,7 @@ from pystats_harness.stats.summarize_json import summarize_json
 def stats(
     ctx: Context,
     directory: Path,
-    rev: str | None,
+    commit: CommitInfo | None,
     requested_patches: str,
     *,
     json_out: str | None,
@@ -29,12 +30,13 @@ def stats(
     lenient: bool,
     summarize_json_out: str | None = None,
 ) -> None:
-    if summarize_json_out and not rev:
+    rev = commit.rev if commit else None
+    if summarize_json_out and not commit:
         raise ConfigError(
             "--summarize-json needs --rev: the build's own tables name the opcodes and fill _defines; "
             "pass the revision whose build made the dumps"
         )
-    entry = find_build(ctx, rev, requested_patches) if rev else None
+    entry = obtain(ctx, plan_for(ctx, commit, requested_patches), build_missing=False).entry if commit else None
     names = entry.names() if entry else None
     metadata = entry.stats_metadata(rev) if entry else ({"revision": rev} if rev else {})
     dump = parse_files(dump_files(directory), lenient=lenient)

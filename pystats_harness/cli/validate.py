@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from pystats_harness.build.ensure import ensure_build
+from pystats_harness.builder.obtain import obtain, plan_for
+from pystats_harness.cli.common import resolve
+from pystats_harness.cluster.client import Cluster
 from pystats_harness.console import stdout_console
+from pystats_harness.dispatch.dispatcher import run_dispatched
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import Mirror
+from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.measure.suiteconfig import SuiteConfig, load_suite
 from pystats_harness.validate import report as validate_report
 from pystats_harness.validate.driver import (
-    build_for_validation,
     choose_workloads,
     count_jobs,
+    fingerprint_step,
     record_baselines,
     validate,
 )
 from pystats_harness.validate.report import ValidationReport
-from pystats_harness.validate.suiteconfig import load_suite
+from pystats_harness.validate.unit import validate_on_cluster
 
 
 def _progress(ctx: Context) -> Progress:
@@ -30,7 +35,7 @@ def _progress(ctx: Context) -> Progress:
 
 def run_validate(
     ctx: Context,
-    rev: str,
+    rev: str | None,
     patches: str,
     *,
     workloads: str | None,
@@ -42,24 +47,13 @@ def run_validate(
     settings = ctx.settings
     suite = load_suite()
     chosen = choose_workloads(suite, workloads)
-    where = ""
-    if settings.cluster:
-        report, where = _on_cluster(ctx, rev, patches, chosen, jobs, leak)
-    else:
-        entry = build_for_validation(ctx, rev, patches)
-        with _progress(ctx) as progress:
-            task = progress.add_task(f"validating {rev}", total=count_jobs(chosen, suite))
-            report = validate(
-                ctx,
-                entry,
-                chosen,
-                suite,
-                jobs=jobs,
-                tick=lambda: progress.advance(task),
-                leak=leak,
-                baselines_root=settings.baselines_dir,
-            )
-    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{rev.replace('/', '_')}"
+    commit = resolve(ctx, rev)
+    report, where = run_dispatched(
+        ctx,
+        lambda: (_here(ctx, commit, patches, chosen, suite, jobs, leak), ""),
+        lambda cluster: _on_cluster(ctx, cluster, commit, patches, chosen, jobs, leak),
+    )
+    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{commit.rev.replace('/', '_')}"
     out_dir = Path(out) if out else settings.cache_dir / "validate" / stamp
     paths = validate_report.write_all(report, out_dir)
     console = stdout_console()
@@ -73,27 +67,52 @@ def run_validate(
     return report
 
 
-def _on_cluster(
-    ctx: Context, rev: str, patches: str, chosen: dict[str, int], jobs: int, leak: bool
-) -> tuple[ValidationReport, str]:
-    """The report of a validation on a worker of ``pystats.cluster``, and the line naming the worker."""
-    from pystats_harness.cluster.validate_unit import validate_on_cluster
+def _here(
+    ctx: Context, commit: CommitInfo, patches: str, chosen: dict[str, int], suite: SuiteConfig, jobs: int, leak: bool
+) -> ValidationReport:
+    with fingerprint_step():
+        entry = obtain(ctx, plan_for(ctx, commit, patches)).entry
+    with _progress(ctx) as progress:
+        task = progress.add_task(f"validating {commit.rev}", total=count_jobs(chosen, suite))
+        return validate(
+            ctx,
+            entry,
+            chosen,
+            suite,
+            jobs=jobs,
+            tick=lambda: progress.advance(task),
+            leak=leak,
+            baselines_root=ctx.settings.baselines_dir,
+        )
 
-    commit = Mirror(ctx.settings.mirror_dir).resolve(rev)
-    report, result = validate_on_cluster(ctx, commit, patches, chosen, jobs, leak=leak)
+
+def _on_cluster(
+    ctx: Context,
+    cluster: Cluster[Any, Any],
+    commit: CommitInfo,
+    patches: str,
+    chosen: dict[str, int],
+    jobs: int,
+    leak: bool,
+) -> tuple[ValidationReport, str]:
+    """The report of a validation on a worker of the cluster, and the line naming the worker."""
+    report, result = validate_on_cluster(ctx, cluster, commit, patches, chosen, jobs, leak=leak)
     how = "built there" if result.built else "a build-cache hit there"
     took = " + ".join(f"{k} {v:.0f} s" for k, v in result.seconds.items())
     return report, f"validated on {result.worker} ({how}; {took})"
 
 
-def run_baseline(ctx: Context, rev: str, patches: str, *, workloads: str | None, jobs: int) -> list[Path]:
+def run_baseline(ctx: Context, rev: str | None, patches: str, *, workloads: str | None, jobs: int) -> list[Path]:
     """Record manual-path per-loop stats (net of the null workload) as the baselines of this version."""
     suite = load_suite()
     chosen = choose_workloads(suite, workloads)
-    entry = ensure_build(ctx, rev, patches)
+    commit = resolve(ctx, rev)
+    entry = obtain(ctx, plan_for(ctx, commit, patches)).entry
     with _progress(ctx) as progress:
-        task = progress.add_task(f"baseline {rev}", total=len(chosen) + len(set(chosen.values())))
-        written = record_baselines(ctx, entry, rev, chosen, suite, jobs=jobs, tick=lambda: progress.advance(task))
+        task = progress.add_task(f"baseline {commit.rev}", total=len(chosen) + len(set(chosen.values())))
+        written = record_baselines(
+            ctx, entry, commit.rev, chosen, suite, jobs=jobs, tick=lambda: progress.advance(task)
+        )
     out = stdout_console()
     for p in written:
         out.print(f"baseline {p}")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from pystats_harness.errors import HarnessError
 
 
@@ -24,27 +22,3 @@ class NoUsableWorker(ClusterUnavailable):
         named = "; ".join(f"{worker}: {why}" for worker, why in sorted(unfit.items())) or "no worker connected"
         super().__init__(f"the Dask cluster at {address} has no usable worker ({named})", address=address)
         self.unfit = dict(unfit)
-
-
-class UnitFailed(HarnessError):
-    """A unit failed on a worker for the revision's own reasons (its build failed, its fingerprint
-    differs, ...): exits with the code the same failure has locally; carries the error's class name,
-    the worker and a build's log tail."""
-
-    def __init__(self, message: str, *, kind: str, exit_code: int, worker: str, log_tail: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.exit_code = exit_code
-        self.worker = worker
-        self.log_tail = tuple(log_tail)
-
-
-class MixedBuilds(HarnessError):
-    """The units of one cluster collect came back measured with different builds; nothing is summed or
-    written. Carries each build key and the workers that used it."""
-
-    exit_code = 28
-
-    def __init__(self, message: str, *, keys: dict[str, tuple[str, ...]]) -> None:
-        super().__init__(message)
-        self.keys = dict(keys)

@@ -25,18 +25,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.build.cache import BuildInfo, CacheEntry
-from pystats_harness.collect import exactness, one, overhead, report, runs, sites
+from pystats_harness.builder.cache import BuildInfo, CacheEntry
+from pystats_harness.collect import exactness, one, overhead, report
 from pystats_harness.collect import loops as loops_file
-from pystats_harness.collect.benchmarks import CANNOT_RUN, Benchmark, Suite
 from pystats_harness.collect.trust import Verdict
-from pystats_harness.errors import ConfigError, HarnessError, Interrupted, RunFailed
+from pystats_harness.errors import ConfigError, HarnessError, Interrupted
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_text_atomic
+from pystats_harness.measure.suiteconfig import SuiteConfig
+from pystats_harness.pyperformance import runs
+from pystats_harness.pyperformance.benchmarks import Benchmark, Suite
+from pystats_harness.pyperformance.place import CannotRun, place
 from pystats_harness.stats import summary
-from pystats_harness.stats.collection import Collection, aggregate, load, per_loop, save
-from pystats_harness.stats.collection import collect as collect_dumps
-from pystats_harness.validate.suiteconfig import SuiteConfig
+from pystats_harness.stats.collection import Collection, aggregate, load, save
 
 #: Why no benchmark runs on an interpreter without the on/off API (pyperf's hook raises HookError).
 NO_STATS_API = (
@@ -58,29 +59,22 @@ class Request:
     manual: bool = True
 
 
-def check_request(benchmarks: Sequence[Benchmark], jobs: int, processes: int, out: Path) -> None:
+def check_request(benchmarks: Sequence[Benchmark], jobs: int, processes: int, out: Path | None) -> None:
     if jobs < 1:
         raise ConfigError(f"--jobs must be at least 1 (got {jobs})")
     if processes < 1:
         raise ConfigError(f"--processes must be at least 1 (got {processes}); 2 or more checks that workers agree")
-    if out.exists() and not (out / "report.json").is_file() and any(out.iterdir()):
+    if out is not None and out.exists() and not (out / "report.json").is_file() and any(out.iterdir()):
         raise ConfigError(f"--out {out} exists and is not a collect output; choose a new directory")
 
 
-def _place(ctx: Context, entry: CacheEntry, bench: Benchmark, data_dir: Path) -> runs.Place | one.Outcome:
-    if bench.name in CANNOT_RUN:
-        return one.Outcome(bench.name, bench.directory, Verdict.SKIPPED, reason=f"skipped: {CANNOT_RUN[bench.name]}")
-    pyperf_site = ctx.settings.wheelhouse_dir / "site"
-    if not (pyperf_site / "pyperf").is_dir():
-        raise ConfigError(
-            f"no pyperf in the wheelhouse {pyperf_site}; run scripts/bootstrap.sh (it makes the wheelhouse)"
-        )
-    if not bench.has_requirements:
-        return runs.Place(data_dir, pyperf_site, None)
-    site = sites.prepare_site(ctx, entry, bench.directory)
-    if isinstance(site, sites.SiteSkipped):
-        return one.skipped(bench, site.package, site.reason)
-    return runs.Place(data_dir, pyperf_site, site.path)
+def _place(ctx: Context, entry: CacheEntry, bench: Benchmark) -> runs.Place | one.Outcome:
+    where = place(ctx, entry, bench)
+    if isinstance(where, CannotRun):
+        if where.package:
+            return one.skipped(bench, where.package, where.reason)
+        return one.Outcome(bench.name, bench.directory, Verdict.SKIPPED, reason=f"skipped: {where.reason}")
+    return where
 
 
 def _one(
@@ -100,7 +94,7 @@ def _one(
         return one.failed_before(bench, NO_STATS_API), None
     try:
         phase("requirements")
-        place = _place(ctx, entry, bench, sites.benchmark_data_dir(ctx))
+        place = _place(ctx, entry, bench)
         if isinstance(place, one.Outcome):
             return place, None
         if loops is None:
@@ -242,19 +236,3 @@ def _publish(staging: Path, out: Path) -> None:
         os.replace(out, old)
     os.replace(staging, out)
     shutil.rmtree(old, ignore_errors=True)
-
-
-def manual_per_loop(ctx: Context, entry: CacheEntry, bench: Benchmark, loops: int) -> tuple[dict[str, float], Path]:
-    """One benchmark's timed functions on the manual path (each in its own process), per loop (what a
-    bisect measures); the first run's directory. A benchmark whose requirements cannot be installed
-    here is a failed run."""
-    place = _place(ctx, entry, bench, sites.benchmark_data_dir(ctx))
-    if isinstance(place, one.Outcome):
-        raise RunFailed(f"pyperformance:{bench.name} cannot run on {entry.key[:12]}: {place.reason}")
-    run = runs.manual(ctx, entry, bench, place, loops=loops)
-    if not run.dumps:
-        raise RunFailed(
-            f"the manual run of pyperformance:{bench.name} left no stats dump (output kept in {run.runs[0].result.run_dir})"
-        )
-    manual = collect_dumps(list(run.dumps), entry.names(), {**entry.stats_metadata(), "loops": loops})
-    return dict(per_loop(manual, loops).counters), run.runs[0].result.run_dir

@@ -5,16 +5,6 @@ from __future__ import annotations
 from pystats_harness.errors import HarnessError
 
 
-class WheelMissing(HarnessError):
-    """A package a benchmark needs is not in the wheelhouse (carries the package and the fix)."""
-
-    exit_code = 17
-
-    def __init__(self, message: str, *, package: str) -> None:
-        super().__init__(message)
-        self.package = package
-
-
 class CollectFailed(HarnessError):
     """At least one benchmark failed to run (the others ran; the report names each)."""
 
@@ -31,3 +21,14 @@ class CollectPartial(HarnessError):
     """``--strict``: a benchmark has a check that could not run (the trust table says which and why)."""
 
     exit_code = 27
+
+
+class MixedBuilds(HarnessError):
+    """The units of one cluster collect came back measured with different builds; nothing is summed or
+    written. Carries each build key and the workers that used it."""
+
+    exit_code = 28
+
+    def __init__(self, message: str, *, keys: dict[str, tuple[str, ...]]) -> None:
+        super().__init__(message)
+        self.keys = dict(keys)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pystats_harness.errors import ConfigError
+from pystats_harness.measure.suiteconfig import SuiteConfig, compared
 from pystats_harness.resources import COLLECT_TOML
-from pystats_harness.validate.suiteconfig import SuiteConfig, compared
 
 Counters = Mapping[str, int]
 

@@ -13,18 +13,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.build.cache import BuildInfo, CacheEntry
-from pystats_harness.collect import exactness, overhead, runs, trust, workers
-from pystats_harness.collect.benchmarks import Benchmark
+from pystats_harness.builder.cache import BuildInfo, CacheEntry
+from pystats_harness.collect import exactness, overhead, trust, workers
 from pystats_harness.collect.overhead import NullRuns
-from pystats_harness.collect.runs import BenchmarkRunFailed, Place
 from pystats_harness.errors import HarnessError, RunFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
+from pystats_harness.measure.suiteconfig import SuiteConfig
+from pystats_harness.pyperformance import runs
+from pystats_harness.pyperformance.benchmarks import Benchmark
+from pystats_harness.pyperformance.runs import BenchmarkRunFailed, Place
 from pystats_harness.stats import summary
 from pystats_harness.stats.collection import Collection, per_loop, save
 from pystats_harness.stats.summarize_json import summarize_json, write_summarize_json
-from pystats_harness.validate.suiteconfig import SuiteConfig
 
 Phase = Callable[[str], None]
 #: Findings kept per check in report.json (every differing counter of a large benchmark fits).

@@ -22,10 +22,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
-from pystats_harness.build.cache import BuildInfo, CacheEntry
-from pystats_harness.collect import runs
+from pystats_harness.builder.cache import BuildInfo, CacheEntry
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra.context import Context
+from pystats_harness.pyperformance import runs
 from pystats_harness.stats.collection import collect
 from pystats_harness.stats.dumps import DumpResult, parse_files
 

@@ -10,13 +10,13 @@ from typing import Any
 
 from rich.table import Table
 
-from pystats_harness.build.cache import BuildInfo
-from pystats_harness.collect.benchmarks import Suite
+from pystats_harness.builder.cache import BuildInfo
 from pystats_harness.collect.errors import CollectFailed, CollectPartial, CollectUntrusted
 from pystats_harness.collect.exactness import Status
 from pystats_harness.collect.one import Outcome
 from pystats_harness.collect.trust import Check, Verdict
 from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
+from pystats_harness.pyperformance.benchmarks import Suite
 
 SCHEMA = "pystats-harness-collect/1"
 _STYLE = {

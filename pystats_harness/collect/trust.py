@@ -25,8 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pystats_harness.collect.benchmarks import Benchmark, Timing
 from pystats_harness.collect.exactness import Counters, Difference, Judgement, Rules, Status, executed, judge
+from pystats_harness.pyperformance.benchmarks import Benchmark, Timing
 
 
 class Check(enum.StrEnum):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from pystats_harness.build.cache import BuildInfo
+from pystats_harness.builder.cache import BuildInfo
 
 
 def groups(nonempty: Sequence[Mapping[str, int]], functions: int, processes: int) -> list[list[Mapping[str, int]]]:

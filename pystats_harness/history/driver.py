@@ -8,16 +8,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pystats_harness.bisect.fleet import Row, open_fleet
-from pystats_harness.bisect.measurer import Measured
-from pystats_harness.bisect.metric import Metric, parse_metric
-from pystats_harness.bisect.workload import PYPERFORMANCE, Workload, resolve_workload
-from pystats_harness.collect.benchmarks import read_suite
-from pystats_harness.collect.sites import benchmark_data_dir
 from pystats_harness.errors import ConfigError, MissingCounters
 from pystats_harness.history.select import ChangePoint, change_points, choose_benchmarks, pick
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.measure.fleet import Row, open_fleet
+from pystats_harness.measure.measurer import Measured
+from pystats_harness.measure.metric import Metric, parse_metric
+from pystats_harness.measure.workload import PYPERFORMANCE, Workload, resolve_workload
+from pystats_harness.pyperformance.benchmarks import read_suite
+from pystats_harness.pyperformance.sites import benchmark_data_dir
 
 
 @dataclass(frozen=True)

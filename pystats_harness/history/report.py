@@ -9,10 +9,9 @@ from typing import Any
 
 from rich.table import Table
 
-from pystats_harness.bisect.plot import commit_ticks, wrap_name
-from pystats_harness.bisect.report import fmt_value
 from pystats_harness.history.driver import HistoryRun, short_label
 from pystats_harness.history.select import ChangePoint
+from pystats_harness.measure.axes import commit_ticks, fmt_value, wrap_name
 
 SCHEMA = "pystats-harness/history/2"
 

@@ -6,8 +6,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pystats_harness.collect.benchmarks import Suite, select
 from pystats_harness.errors import ConfigError
+from pystats_harness.pyperformance.benchmarks import Suite, select
 
 
 def pick(n: int, *, every: int | None = None, count: int | None = None) -> list[int]:

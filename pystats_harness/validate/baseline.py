@@ -18,9 +18,9 @@ from typing import Any
 from pystats_harness import __version__
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import write_json_atomic
+from pystats_harness.measure.suiteconfig import SuiteConfig, Tolerance, compared
 from pystats_harness.resources import BASELINES_DIR
 from pystats_harness.stats.exact import display, net
-from pystats_harness.validate.suiteconfig import SuiteConfig, Tolerance, compared
 
 SCHEMA = "pystats-harness/baseline/2"
 #: schema 1 stored only ``per_loop`` values rounded to this many decimals (still read)

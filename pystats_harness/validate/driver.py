@@ -4,19 +4,15 @@ suite run a validation needs, apply the steps, record baselines."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
-from pystats_harness.build.cache import CacheEntry
-from pystats_harness.build.ensure import obtain_build
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import ConfigError, FingerprintFailed, RunFailed, VerificationFailed
 from pystats_harness.infra.context import Context
-from pystats_harness.resources import BASELINES_DIR
-from pystats_harness.validate import baseline as _baseline
-from pystats_harness.validate.isolation import plan_isolation, run_alone, run_at_once
-from pystats_harness.validate.report import ValidationReport
-from pystats_harness.validate.runs import (
+from pystats_harness.measure.runs import (
     PathRun,
     RunPath,
     Shape,
@@ -25,6 +21,11 @@ from pystats_harness.validate.runs import (
     run_automated,
     run_manual,
 )
+from pystats_harness.measure.suiteconfig import SuiteConfig
+from pystats_harness.resources import BASELINES_DIR
+from pystats_harness.validate import baseline as _baseline
+from pystats_harness.validate.isolation import plan_isolation, run_alone, run_at_once
+from pystats_harness.validate.report import ValidationReport
 from pystats_harness.validate.steps import (
     Runs,
     counters,
@@ -34,7 +35,6 @@ from pystats_harness.validate.steps import (
     step_isolation,
     step_leakage,
 )
-from pystats_harness.validate.suiteconfig import SuiteConfig
 
 
 def choose_workloads(suite: SuiteConfig, selection: str | None) -> dict[str, int]:
@@ -66,15 +66,12 @@ def _known(suite: SuiteConfig) -> str:
     return ", ".join(suite.workloads) + (f" (and {', '.join(others)})" if others else "")
 
 
-def build_for_validation(ctx: Context, rev: str, patches: str) -> CacheEntry:
-    """The build to validate; a build that fails its fingerprint fails the validation's first step."""
-    return obtain_build_for_validation(ctx, rev, patches)[0]
-
-
-def obtain_build_for_validation(ctx: Context, rev: str, patches: str) -> tuple[CacheEntry, bool]:
-    """:func:`build_for_validation`, and whether a build ran (False: a build-cache hit)."""
+@contextmanager
+def fingerprint_step() -> Iterator[None]:
+    """Around obtaining the build to validate: a build whose behaviour fingerprint differs fails the
+    validation's first step (FingerprintFailed, exit 20), not the build (exit 9)."""
     try:
-        return obtain_build(ctx, rev, patches)
+        yield
     except VerificationFailed as exc:
         raise FingerprintFailed(f"validation failed at fingerprint: {exc}") from None
 

@@ -11,11 +11,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import ConfigError, RunFailed
 from pystats_harness.infra.context import Context
-from pystats_harness.validate.runs import PathRun, Shape, run_manual
-from pystats_harness.validate.suiteconfig import SuiteConfig
+from pystats_harness.measure.runs import PathRun, Shape, run_manual
+from pystats_harness.measure.suiteconfig import SuiteConfig
 
 #: at most this many workloads run at once (the first ones chosen)
 AT_ONCE = 4

@@ -21,18 +21,18 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.build import probes
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.builder import probes
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra.context import Context
+from pystats_harness.measure.runs import PathRun, RunPath, run_canary
+from pystats_harness.measure.suiteconfig import SuiteConfig, compared
 from pystats_harness.stats.exact import Rate, as_counts, differences, display, net
 from pystats_harness.suite import canaries as _canaries
 from pystats_harness.validate import baseline as _baseline
 from pystats_harness.validate import deferred as _deferred
 from pystats_harness.validate.isolation import IsolationPlan
 from pystats_harness.validate.report import Step, StepResult, StepStatus
-from pystats_harness.validate.runs import PathRun, RunPath, run_canary
-from pystats_harness.validate.suiteconfig import SuiteConfig, compared
 
 Finding = dict[str, Any]
 

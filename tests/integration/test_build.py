@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build.cache import lookup
+from pystats_harness.builder.cache import lookup
 from pystats_harness.infra import engine
 from tests.integration.conftest import Harness, Streamed, make_commit
 

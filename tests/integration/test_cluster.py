@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.bisect.remote import MeasureUnit, UnitResult, measure_unit
-from pystats_harness.build.cache import lookup
+from pystats_harness.builder.cache import lookup
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.cluster.local import LocalCluster, local_cluster
 from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
+from pystats_harness.measure.unit import MeasureUnit, UnitResult, measure_unit
 from tests.integration.conftest import Harness
 from tests.integration.servers import redis_server
 from tests.integration.test_bisect import BASE, BRANCH, METRIC, PLANTED, SCRIPT, WORKLOAD, N, _history

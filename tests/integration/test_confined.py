@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import Limit, LimitReached, Resource
 from pystats_harness.infra import engine
 from pystats_harness.infra.runner import RunRequest, run_python

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build import integrity
-from pystats_harness.build.cache import MARKER, CacheEntry, lookup
+from pystats_harness.builder import integrity
+from pystats_harness.builder.cache import MARKER, CacheEntry, lookup
 from pystats_harness.infra import engine
 from tests.integration.conftest import FAULTS, ROOT, Harness, Streamed, make_commit
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build.cache import CacheEntry
-from pystats_harness.collect.errors import WheelMissing
-from pystats_harness.collect.sites import SiteReady, benchmark_data_dir, prepare_site
-from pystats_harness.collect.wheelhouse import read_wheelhouse
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.runner import RunRequest, run_python
+from pystats_harness.pyperformance.errors import WheelMissing
+from pystats_harness.pyperformance.sites import SiteReady, benchmark_data_dir, prepare_site
+from pystats_harness.pyperformance.wheelhouse import read_wheelhouse
 from tests.integration.conftest import Harness
 
 pytestmark = pytest.mark.integration

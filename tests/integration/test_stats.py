@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build.cache import CacheEntry, lookup
+from pystats_harness.builder.cache import CacheEntry, lookup
 from pystats_harness.infra import engine
 from pystats_harness.infra.runner import RunRequest, RunResult, run_python
 from pystats_harness.stats.collection import Collection, load

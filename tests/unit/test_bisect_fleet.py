@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.bisect.driver import Progress, _search_with
-from pystats_harness.bisect.fleet import Fleet
-from pystats_harness.bisect.judge import Failure, Outcome
-from pystats_harness.bisect.measurer import Measured, Source
-from pystats_harness.bisect.metric import parse_metric
-from pystats_harness.bisect.remote import _workload
-from pystats_harness.bisect.workload import resolve_workload
 from pystats_harness.config import load_settings
 from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.measure.fleet import Fleet
+from pystats_harness.measure.measurer import Measured, Source
+from pystats_harness.measure.metric import parse_metric
+from pystats_harness.measure.outcome import Failure, Outcome
+from pystats_harness.measure.unit import _workload
+from pystats_harness.measure.workload import resolve_workload
 
 PATH = [CommitInfo(f"c{i}", f"{i:040x}", "2024-01-01T00:00:00+00:00", f"commit {i}") for i in range(41)]
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from pystats_harness import errors
-from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code_for_error, outcome_for_error
-from pystats_harness.bisect.judge import Failure, Outcome
-from pystats_harness.bisect.measurer import Measured, Source, failure_detail
+from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code_for_error
 from pystats_harness.errors import BuildFailed, ConfigError, EndpointFailed, RunFailed
 from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.measure.measurer import Measured, Source, failure_detail
+from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
 
 LOG = Path("/cache/logs/abc1234567-make.log")
 COMPILER_ERROR = "../src/Python/ceval.c:12:5: error: expected ';' before '}' token"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from pystats_harness.bisect.judge import Failure, Judge, Outcome
+from pystats_harness.bisect.judge import Judge
 from pystats_harness.bisect.plot import write_plot
 from pystats_harness.bisect.report import (
     BisectReport,
@@ -20,6 +20,7 @@ from pystats_harness.bisect.report import (
 )
 from pystats_harness.bisect.search import bisect
 from pystats_harness.errors import ConfigError
+from pystats_harness.measure.outcome import Failure, Outcome
 
 METRIC = "opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count"
 

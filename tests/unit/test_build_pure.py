@@ -3,16 +3,18 @@ spec and the manifest, all without an engine."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from pystats_harness.build import patches, probes
-from pystats_harness.build.execute import Workspace, container_spec, manifest, patched_files
-from pystats_harness.build.lanes import Lane
-from pystats_harness.build.plan import BuildPlan, build_group, to_text
-from pystats_harness.build.script import TRIM_INSTALL, BuildLog, EventKind, build_script, ccache_delta
+from pystats_harness.builder import patches, probes
+from pystats_harness.builder.execute import Workspace, container_spec, manifest, patched_files
+from pystats_harness.builder.lanes import Lane
+from pystats_harness.builder.plan import BuildPlan, PlanInputs, build_group, plan_build, to_text
+from pystats_harness.builder.script import TRIM_INSTALL, BuildLog, EventKind, build_script, ccache_delta
+from pystats_harness.builder.series import load_series
 from pystats_harness.config import load_configure_flags, load_settings
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
@@ -22,18 +24,37 @@ from pystats_harness.resources import CONFIGS_DIR
 SHA = "a" * 40
 
 
-def plan(*, flags: tuple[str, ...] = ("--with-lto=no",), jobs: int = 3, hit: bool = False) -> BuildPlan:
+def plan(*, flags: tuple[str, ...] = ("--with-lto=no",), jobs: int = 3) -> BuildPlan:
     patch_plan = patches.PatchPlan(decisions=(), patches=(), requested="none")
     commit = CommitInfo("v3.13.5", SHA, "2025-06-11T00:00:00+00:00", "Python 3.13.5")
-    return BuildPlan(commit, patch_plan, flags, "builder:tag", "sha256:" + "b" * 64, "k" * 24, hit, jobs)
+    return BuildPlan(commit, patch_plan, flags, "builder:tag", "sha256:" + "b" * 64, "k" * 24, jobs)
 
 
 def test_plan_text_says_what_will_happen() -> None:
-    text = to_text(plan())
+    text = to_text(plan(), cached=False)
     assert f"revision   v3.13.5 -> {SHA}" in text
     assert f"--prefix={PREFIX_IN_CONTAINER} --enable-pystats --with-lto=no" in text
     assert "make -j3" in text and "miss: will build" in text and "none applied (--patches none)" in text
-    assert "hit: nothing to build" in to_text(plan(hit=True))
+    assert "hit: nothing to build" in to_text(plan(), cached=True)
+
+
+def test_planning_reads_nothing_but_its_inputs() -> None:
+    """The plan is a function of its inputs: the tree is read only through the reader passed in, and
+    the same inputs give the same key; another image id gives another key."""
+    read: list[str] = []
+
+    root = Path(__file__).resolve().parents[1] / "data" / "trees" / "py313"
+
+    def tree(path: str) -> str | None:
+        read.append(path)
+        return (root / path).read_text() if (root / path).is_file() else None
+
+    commit = CommitInfo("v3.13.5", SHA, "2025-06-11T00:00:00+00:00", "Python 3.13.5")
+    inputs = PlanInputs(commit, tree, load_series(), "none", ("--with-lto=no",), "builder:tag", "sha256:" + "b" * 64, 2)
+    first, again = plan_build(inputs), plan_build(inputs)
+    assert first == again and first.key == again.key and not first.verify_strict
+    other = plan_build(dataclasses.replace(inputs, image_id="sha256:" + "c" * 64))
+    assert other.key != first.key and read and all(not Path(p).is_absolute() for p in read)
 
 
 def test_fresh_build_script_configures_in_a_clean_directory() -> None:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build.cache import MARKER, cache_key, commit, lookup, staging
+from pystats_harness.builder.cache import MARKER, cache_key, commit, lookup, staging
 
 
 def test_key_depends_on_every_input() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build import integrity, locks, prune
-from pystats_harness.build.cache import MARKER, CacheEntry, lookup
+from pystats_harness.builder import integrity, locks, prune
+from pystats_harness.builder.cache import MARKER, CacheEntry, lookup
 from pystats_harness.config import load_settings
 from pystats_harness.errors import ConfigError
 

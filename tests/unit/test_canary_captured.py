@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from pystats_harness.infra.runner import RunResult
+from pystats_harness.measure.suiteconfig import load_suite
 from pystats_harness.suite import canaries as C
 from pystats_harness.suite import canary_rules as R
 from pystats_harness.validate import steps
 from pystats_harness.validate.report import StepResult, StepStatus, ValidationReport, to_markdown
-from pystats_harness.validate.suiteconfig import load_suite
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "canaries"
 GENERATIONS = ("3.11.2", "main-1583c6e326", "main-8d46c7ed5e", "3.12.0", "3.13.5", "main-9471106fd5")

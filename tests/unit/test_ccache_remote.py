@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build import remote
-from pystats_harness.build.execute import Workspace, container_spec
-from pystats_harness.build.lanes import Lane
-from pystats_harness.build.script import ccache_delta
+from pystats_harness.builder import remote
+from pystats_harness.builder.execute import Workspace, container_spec
+from pystats_harness.builder.lanes import Lane
+from pystats_harness.builder.script import ccache_delta
 from pystats_harness.config import load_settings, settings_from_environment
 from pystats_harness.console import Reporter
 from pystats_harness.errors import ConfigError

@@ -11,18 +11,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pystats_harness.build.cache import BuildFacts, CacheEntry
+from pystats_harness.builder.cache import BuildFacts, CacheEntry
 from pystats_harness.cli.common import error_exit
-from pystats_harness.cluster.collect_client import assemble, one_build, run_metadata, units_for
-from pystats_harness.cluster.collect_unit import BenchmarkResult, CollectResult, chunk, read_files, write_files
-from pystats_harness.cluster.errors import MixedBuilds, UnitFailed
-from pystats_harness.cluster.validate_unit import raise_failure
-from pystats_harness.cluster.worker import RemoteFailure
 from pystats_harness.collect import driver, one
-from pystats_harness.collect.benchmarks import Benchmark, Suite, Timing
+from pystats_harness.collect.errors import MixedBuilds
+from pystats_harness.collect.remote import assemble, one_build, run_metadata, units_for
 from pystats_harness.collect.trust import Check, CheckResult, Status, Verdict
+from pystats_harness.collect.unit import BenchmarkResult, CollectResult, chunk, read_files, write_files
+from pystats_harness.dispatch.dispatcher import UnitFailed, raise_failure
+from pystats_harness.dispatch.worker import RemoteFailure
 from pystats_harness.errors import BuildFailed, ConfigError, FingerprintFailed
 from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.pyperformance.benchmarks import Benchmark, Suite, Timing
 from pystats_harness.stats.collection import Collection, save
 from pystats_harness.validate.baseline import AllowanceUse
 from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.collect import compare as suite_compare
-from pystats_harness.collect import exactness, one, report, runs, trust, workers
+from pystats_harness.collect import exactness, one, report, trust, workers
 from pystats_harness.collect import loops as loops_file
-from pystats_harness.collect.benchmarks import Timing, read_suite, select
 from pystats_harness.errors import ConfigError
+from pystats_harness.measure.suiteconfig import load_suite
+from pystats_harness.pyperformance import runs
+from pystats_harness.pyperformance.benchmarks import Timing, read_suite, select
 from pystats_harness.stats.collection import Collection
-from pystats_harness.validate.suiteconfig import load_suite
 
 
 def test_suite_reads_manifest_metafiles_and_unlisted_directories(data_dir: Path) -> None:

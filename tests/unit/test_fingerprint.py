@@ -4,7 +4,7 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from pystats_harness.build.fingerprint import (
+from pystats_harness.builder.fingerprint import (
     PROBES,
     Observation,
     judge,
@@ -84,7 +84,7 @@ def test_render_table_marks_mismatches() -> None:
 
 
 def test_dump_returning_none_is_accepted_as_on_3_12() -> None:
-    from pystats_harness.build.fingerprint import PROBES, Observation, judge
+    from pystats_harness.builder.fingerprint import PROBES, Observation, judge
 
     probe = next(p for p in PROBES if p.id == "dump-midrun")
     obs = Observation(0, "DUMP_RESULT=None\nLEFT_AFTER_DUMP=0\n", "", [("a.txt", "opcode[1].execution_count : 5\n")])

@@ -11,14 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pystats_harness.bisect.fleet import ClientResults
-from pystats_harness.bisect.judge import Failure, Outcome
-from pystats_harness.bisect.measurer import Measured, Source
-from pystats_harness.bisect.metric import parse_metric
-from pystats_harness.bisect.plot import commit_ticks, wrap_name
-from pystats_harness.bisect.remote import UnitResult
-from pystats_harness.bisect.workload import Workload
-from pystats_harness.collect.benchmarks import read_suite
 from pystats_harness.config import load_settings
 from pystats_harness.errors import ConfigError
 from pystats_harness.history.driver import HistoryRun, _series
@@ -26,6 +18,14 @@ from pystats_harness.history.report import to_dict, to_markdown, write_plot
 from pystats_harness.history.select import change_points, choose_benchmarks, pick
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.measure.axes import commit_ticks, wrap_name
+from pystats_harness.measure.fleet import ClientResults
+from pystats_harness.measure.measurer import Measured, Source
+from pystats_harness.measure.metric import parse_metric
+from pystats_harness.measure.outcome import Failure, Outcome
+from pystats_harness.measure.unit import UnitResult
+from pystats_harness.measure.workload import Workload
+from pystats_harness.pyperformance.benchmarks import read_suite
 
 
 def test_every_and_count_pick_both_ends() -> None:

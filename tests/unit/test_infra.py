@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.cli.common import error_exit, number
 from pystats_harness.config import load_settings
 from pystats_harness.errors import (

@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pystats_harness.bisect.judge import Failure, Judge, Outcome
+from pystats_harness.bisect.judge import Judge
 from pystats_harness.bisect.kary import kary_bisect, rounds_needed, spread
 from pystats_harness.bisect.search import BisectResult
+from pystats_harness.measure.outcome import Failure, Outcome
 from tests.unit.test_search import Value, assert_consistent, shas
 from tests.unit.test_search import run as binary
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pystats_harness.build.lanes import MAX_CHANGED, T0, age_unchanged, decide
+from pystats_harness.builder.lanes import MAX_CHANGED, T0, age_unchanged, decide
 
 
 def test_reuse_only_where_safe() -> None:

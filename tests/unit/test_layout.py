@@ -13,23 +13,29 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "pystats_harness"
 
-#: Who may import whom: a module imports only modules of its own layer or of a layer below it.
-#: stats sits beneath build (a build captures its name tables with stats.names).
+#: The house (docs/architecture.md draws it): who may import whom. A module imports only modules of its
+#: own package or of a lower layer; packages on the same layer never import each other, so the four
+#: capabilities (validate, collect, bisect, history) stand side by side over the shared layers.
 LAYERS = {
     "errors": 0,
     "config": 0,
     "console": 0,
     "resources": 0,
+    "paths": 0,
     "infra": 1,
     "stats": 2,
-    "build": 3,
-    "validate": 4,
-    "collect": 5,
-    "cluster": 6,
-    "bisect": 7,
-    "history": 8,
-    "cli": 9,
+    "cluster": 2,
+    "builder": 3,
+    "dispatch": 4,
+    "pyperformance": 4,
+    "measure": 5,
+    "validate": 6,
+    "collect": 6,
+    "bisect": 6,
+    "history": 6,
+    "cli": 7,
 }
+CAPABILITIES = ("validate", "collect", "bisect", "history")
 MAX_MODULE_LINES = 300
 #: tasks.py is a flat list of task declarations (signature, docstring, one call; ~25 lines each once
 #: formatted), read one task at a time: it may hold 20 of them.

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.bisect.metric import Metric, parse_metric
 from pystats_harness.errors import ConfigError, MissingCounters
+from pystats_harness.measure.metric import Metric, parse_metric
 
 HIT = "opcode.LOAD_ATTR.specialization.hit"
 EXE = "opcode.LOAD_ATTR.execution_count"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from pystats_harness.build.patches import Action, parse_requested, plan_patches, to_rich
-from pystats_harness.build.series import DEFAULT_SERIES_PATH, Reader, Series, SourceProbe, load_series
+from pystats_harness.builder.patches import Action, parse_requested, plan_patches, to_rich
+from pystats_harness.builder.series import DEFAULT_SERIES_PATH, Reader, Series, SourceProbe, load_series
 from pystats_harness.errors import ConfigError, PatchError, RevisionUnsupported
 
 TREES = Path(__file__).resolve().parents[1] / "data" / "trees"

@@ -20,13 +20,13 @@ from pystats_harness.bisect.exitcodes import (
     EXIT_SKIP,
     exit_code,
     exit_code_for_error,
-    outcome_for_error,
 )
-from pystats_harness.bisect.judge import Failure, Judge, Outcome, validate_endpoints
-from pystats_harness.bisect.metric import parse_metric
-from pystats_harness.bisect.resultcache import ResultCache, result_key
+from pystats_harness.bisect.judge import Judge, validate_endpoints
 from pystats_harness.bisect.search import BisectResult, EndpointsDoNotDiffer, bisect, estimate_remaining_steps
 from pystats_harness.errors import MissingCounters
+from pystats_harness.measure.metric import parse_metric
+from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
+from pystats_harness.measure.resultcache import ResultCache, result_key
 
 Value = float | None
 

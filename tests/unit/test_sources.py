@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.build.releases import import_release
+from pystats_harness.builder.releases import import_release
 from pystats_harness.errors import MirrorError, PatchError, ReleaseImportError, RevisionNotFound
 from pystats_harness.infra.mirror import Mirror, apply_patches
 

@@ -471,7 +471,7 @@ def test_suite_config_schema() -> None:
     for name, spec in config["workloads"].items():
         assert isinstance(spec["loops"], int) and spec["loops"] >= 1, name
         assert spec["description"]
-    from pystats_harness.validate.suiteconfig import kind_of, load_suite
+    from pystats_harness.measure.suiteconfig import kind_of, load_suite
 
     loaded = load_suite(CONFIG)
     for rule in config["tolerances"]["override"]:

@@ -14,11 +14,11 @@ from pystats_harness.errors import (
     NoBaseline,
     ValidationPartial,
 )
+from pystats_harness.measure.suiteconfig import load_suite
 from pystats_harness.validate.baseline import AllowanceUse, deviations, net_counts, worst_use
 from pystats_harness.validate.driver import choose_workloads
 from pystats_harness.validate.plot import allowance_label, bar_length
 from pystats_harness.validate.report import StepResult, ValidationReport, to_markdown
-from pystats_harness.validate.suiteconfig import load_suite
 
 META = {"revision": "v3.13.5", "sha": "a" * 40, "python_version": "3.13.5", "patches": [], "workloads": {"nbody": 10}}
 

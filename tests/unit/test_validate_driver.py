@@ -15,11 +15,11 @@ import pytest
 
 from pystats_harness.errors import ValidationPartial
 from pystats_harness.infra.runner import RunResult
+from pystats_harness.measure.runs import PathRun, RunPath, Shape
+from pystats_harness.measure.suiteconfig import SuiteConfig, load_suite
 from pystats_harness.stats.collection import Collection
 from pystats_harness.validate import driver, isolation
 from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport
-from pystats_harness.validate.runs import PathRun, RunPath, Shape
-from pystats_harness.validate.suiteconfig import SuiteConfig, load_suite
 
 MANIFEST = {"python": {"version": "3.13.5"}, "revision": "v3.13.5", "sha": "a" * 40, "patches": []}
 

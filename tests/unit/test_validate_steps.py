@@ -13,6 +13,8 @@ import pytest
 
 from pystats_harness.errors import ConfigError, RunFailed
 from pystats_harness.infra.runner import RunResult
+from pystats_harness.measure.runs import PathRun, RunPath, Shape
+from pystats_harness.measure.suiteconfig import SuiteConfig, load_suite
 from pystats_harness.stats.collection import Collection, from_dump
 from pystats_harness.stats.dumps import parse_text
 from pystats_harness.stats.exact import Rate
@@ -23,7 +25,6 @@ from pystats_harness.validate import baseline
 from pystats_harness.validate.deferred import DeferredRule
 from pystats_harness.validate.isolation import IsolationPlan, plan_isolation
 from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport, to_markdown
-from pystats_harness.validate.runs import PathRun, RunPath, Shape
 from pystats_harness.validate.steps import (
     Runs,
     automated_net,
@@ -33,7 +34,6 @@ from pystats_harness.validate.steps import (
     step_isolation,
     step_leakage,
 )
-from pystats_harness.validate.suiteconfig import SuiteConfig, load_suite
 from tests.unit.test_canary_rules import MISS_STATS_DEC, MISS_STATS_NO_DEC
 
 W = "nbody"

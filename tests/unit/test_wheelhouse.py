@@ -12,10 +12,10 @@ from types import ModuleType
 
 import pytest
 
-from pystats_harness.collect import sitedriver
-from pystats_harness.collect.errors import WheelMissing
-from pystats_harness.collect.sites import SiteSkipped, driver_plan
-from pystats_harness.collect.wheelhouse import (
+from pystats_harness.pyperformance import sitedriver
+from pystats_harness.pyperformance.errors import WheelMissing
+from pystats_harness.pyperformance.sites import SiteSkipped, driver_plan
+from pystats_harness.pyperformance.wheelhouse import (
     SCHEMA,
     Choice,
     Kind,

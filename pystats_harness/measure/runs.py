@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.config import Settings
 from pystats_harness.errors import ConfigError, RunFailed
 from pystats_harness.infra import engine

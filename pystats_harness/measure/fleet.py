@@ -2,7 +2,7 @@
 
 :func:`open_fleet` gives a :class:`Fleet` with ``width`` (K of the k-ary search), ``measure_grid``
 (every workload at every commit: one build per commit) and ``measure_many`` (the first workload); with
-``pystats.cluster`` empty it is today's local :class:`~pystats_harness.bisect.measurer.Measurer`.
+``pystats.cluster`` empty it is today's local :class:`~pystats_harness.measure.measurer.Measurer`.
 
 On a cluster this machine's own result cache is read first (:class:`ClientResults`): a commit whose
 every workload is there is not sent at all, and what the workers send back is kept there too, so a
@@ -15,18 +15,20 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pystats_harness.bisect.judge import Failure
-from pystats_harness.bisect.measurer import NOT_CACHED, Measured, Measurer, Source
-from pystats_harness.bisect.metric import Metric
-from pystats_harness.bisect.remote import MeasureUnit, UnitResult, measure_unit
-from pystats_harness.bisect.resultcache import ResultCache
-from pystats_harness.bisect.workload import Workload
-from pystats_harness.build.plan import plan_build
+from pystats_harness.builder.obtain import plan_for
 from pystats_harness.cluster.client import Cluster
+from pystats_harness.dispatch.dispatcher import dispatch
 from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.measure.measurer import NOT_CACHED, Measured, Measurer, Source
+from pystats_harness.measure.metric import Metric
+from pystats_harness.measure.outcome import Failure
+from pystats_harness.measure.resultcache import ResultCache
+from pystats_harness.measure.unit import MeasureUnit, UnitResult, measure_unit
+from pystats_harness.measure.workload import Workload
 
 Row = tuple[Measured, ...]  # one commit: one record per workload, in the fleet's workload order
 
@@ -67,7 +69,7 @@ class ClientResults:
 
     def _key(self, commit: CommitInfo) -> str | None:
         try:
-            return plan_build(self.ctx, commit.sha, "auto").key
+            return plan_for(self.ctx, commit, "auto").key
         except HarnessError:
             return None
 
@@ -105,29 +107,28 @@ def _local(ctx: Context, metric: Metric, workloads: Sequence[Workload]) -> Fleet
     return Fleet(1, local, "this machine")
 
 
-@contextmanager
-def open_fleet(ctx: Context, metric: Metric, workloads: Sequence[Workload]) -> Iterator[Fleet]:
-    """The local measurer, or a connection to ``ctx.settings.cluster`` (ClusterUnavailable, exit 18)."""
-    if not ctx.settings.cluster:
-        yield _local(ctx, metric, workloads)
-        return
+def _remote(ctx: Context, cluster: Cluster[Any, Any], metric: Metric, workloads: Sequence[Workload]) -> Fleet:
     named = tuple((w.name, w.loops) for w in workloads)
     scripts = tuple((w.name, Path(w.target).read_bytes()) for w in workloads if w.name.endswith(".py"))
     known = ClientResults(ctx, metric, workloads)
-    with Cluster[MeasureUnit, tuple[UnitResult, ...]](ctx.settings.cluster) as cluster:
-        for worker, why in cluster.workers.unfit.items():
-            ctx.reporter.warn(f"cluster worker {worker} takes no units: {why}")
-        fleet = Fleet(cluster.size, lambda commits: [], ctx.settings.cluster, cluster.workers.unfit)
+    fleet = Fleet(cluster.size, lambda commits: [], cluster.address, cluster.workers.unfit)
 
-        def remote(commits: Sequence[CommitInfo]) -> list[Row]:
-            rows: dict[int, Row] = {i: row for i, c in enumerate(commits) if (row := known.lookup(c)) is not None}
-            todo = [i for i in range(len(commits)) if i not in rows]
-            units = [MeasureUnit(commits[i], metric.expression, named, scripts) for i in todo]
-            fleet.sent += len(units)
-            for i, results in zip(todo, cluster.run_units(measure_unit, units), strict=True):
-                known.keep(results)
-                rows[i] = tuple(r.measured() for r in results)
-            return [rows[i] for i in range(len(commits))]
+    def remote(commits: Sequence[CommitInfo]) -> list[Row]:
+        rows: dict[int, Row] = {i: row for i, c in enumerate(commits) if (row := known.lookup(c)) is not None}
+        todo = [i for i in range(len(commits)) if i not in rows]
+        units = [MeasureUnit(commits[i], metric.expression, named, scripts) for i in todo]
+        fleet.sent += len(units)
+        for i, results in zip(todo, cluster.run_units(measure_unit, units), strict=True):
+            known.keep(results)
+            rows[i] = tuple(r.measured() for r in results)
+        return [rows[i] for i in range(len(commits))]
 
-        fleet.run = remote
+    fleet.run = remote
+    return fleet
+
+
+@contextmanager
+def open_fleet(ctx: Context, metric: Metric, workloads: Sequence[Workload]) -> Iterator[Fleet]:
+    """The local measurer, or the workers of the cluster (ClusterUnavailable, exit 18): as the dispatcher decides."""
+    with dispatch(ctx, lambda: _local(ctx, metric, workloads), lambda c: _remote(ctx, c, metric, workloads)) as fleet:
         yield fleet

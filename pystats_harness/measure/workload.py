@@ -6,13 +6,13 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from pystats_harness.collect.benchmarks import Benchmark, read_suite
-from pystats_harness.collect.sites import benchmark_data_dir
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
+from pystats_harness.measure.runs import workload_mounts
+from pystats_harness.measure.suiteconfig import load_suite
+from pystats_harness.pyperformance.benchmarks import Benchmark, read_suite
+from pystats_harness.pyperformance.sites import benchmark_data_dir
 from pystats_harness.resources import SUITE_DIR
-from pystats_harness.validate.runs import workload_mounts
-from pystats_harness.validate.suiteconfig import load_suite
 
 SCRIPT_LOOPS = 10  # default --loops for a workload script (suite workloads: configs/suite.toml)
 BENCHMARK_LOOPS = 1  # default --loops for pyperformance:NAME (one call of the timed function)

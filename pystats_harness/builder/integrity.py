@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.build.cache import MARKER, CacheEntry
+from pystats_harness.builder.cache import MARKER, CacheEntry
 from pystats_harness.infra.fs import read_json_cached, sha256_file, write_json_atomic
 
 CONTENTS = "contents.json"

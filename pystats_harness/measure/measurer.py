@@ -1,7 +1,7 @@
 """One commit's value for a bisect: plan → result cache → build (through the build cache) → run → metric.
 
 1. plan the commit's build (patches auto-selected per commit, cache key) — cheap, no container;
-2. look the result up in the :class:`~pystats_harness.bisect.resultcache.ResultCache`, keyed on
+2. look the result up in the :class:`~pystats_harness.measure.resultcache.ResultCache`, keyed on
    (sha, build key, workload id, metric inputs): a hit needs no build and no run;
 3. otherwise build through the normal build cache (warm ccache, cached configure results), run the
    workload on the manual path, keep the per-loop counters the metric needs, and evaluate it.
@@ -19,19 +19,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pystats_harness.bisect.exitcodes import outcome_for_error
-from pystats_harness.bisect.judge import Failure, Outcome
-from pystats_harness.bisect.metric import Metric
-from pystats_harness.bisect.resultcache import ResultCache
-from pystats_harness.bisect.workload import Workload
-from pystats_harness.build.cache import lookup
-from pystats_harness.build.execute import execute
-from pystats_harness.build.plan import BuildPlan, plan_build
-from pystats_harness.collect.driver import manual_per_loop
+from pystats_harness.builder.obtain import obtain, plan_for
+from pystats_harness.builder.plan import BuildPlan
 from pystats_harness.errors import BuildFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
-from pystats_harness.validate.runs import Shape, run_manual
+from pystats_harness.measure.metric import Metric
+from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
+from pystats_harness.measure.resultcache import ResultCache
+from pystats_harness.measure.runs import Shape, run_manual
+from pystats_harness.measure.workload import Workload
+from pystats_harness.pyperformance.place import manual_per_loop
 
 #: Failures that are not kept in the result cache: cheap to find again, or not the commit's fault.
 NOT_CACHED = (Failure.METRIC_UNDEFINED, Failure.CHECKOUT_FAILED)
@@ -94,7 +92,7 @@ class Measurer:
         start = time.perf_counter()
         rec = Measured(commit, Outcome.failed(Failure.RUN_FAILED, "not measured"), Source.FAILED)
         try:
-            plan = plan_build(self.ctx, commit.sha, "auto")
+            plan = plan_for(self.ctx, commit, "auto")
             rec.seconds["plan"] = time.perf_counter() - start
             rec.build_key = plan.key
             cached = self.cache.get(commit.sha, plan.key, self.workload.ident, self.metric.inputs)
@@ -116,12 +114,14 @@ class Measurer:
 
     def _build_and_run(self, plan: BuildPlan, rec: Measured) -> None:
         build_start = time.perf_counter()
-        rec.built = lookup(self.ctx.settings.builds_dir, plan.key) is None
-        self.builds += rec.built
+        rec.built = True  # until the cache answers: a failed build ran
         try:
-            entry = execute(self.ctx, plan, verify_strict=True)
+            obtained = obtain(self.ctx, plan)
+            rec.built = obtained.built
         finally:
+            self.builds += rec.built
             rec.seconds["build"] = time.perf_counter() - build_start
+        entry = obtained.entry
         t = time.perf_counter()
         self.ctx.reporter.phase(f"running {self.workload.label} × {self.workload.loops}")
         if self.workload.benchmark is not None:

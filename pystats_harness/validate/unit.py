@@ -3,23 +3,23 @@ workloads W" (``jobs`` runs at a time on that worker). The worker sends back the
 :class:`~pystats_harness.validate.report.ValidationReport` (steps, findings, deviations: a few kB),
 its name and whether it built; the client writes the report files and prints the table as a local
 validation does. A failure of the revision itself (its build, its fingerprint) comes back as
-:class:`~pystats_harness.cluster.worker.RemoteFailure` and exits with the local exit code.
+:class:`~pystats_harness.dispatch.worker.RemoteFailure` and exits with the local exit code.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import NoReturn
 
+from pystats_harness.builder.obtain import obtain, plan_for
 from pystats_harness.cluster.client import Cluster, Unfit
-from pystats_harness.cluster.errors import UnitFailed
-from pystats_harness.cluster.worker import RemoteFailure, local_commit, on_worker
+from pystats_harness.dispatch.dispatcher import raise_failure
+from pystats_harness.dispatch.worker import RemoteFailure, local_commit, on_worker
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
-from pystats_harness.validate.driver import obtain_build_for_validation, validate
+from pystats_harness.measure.suiteconfig import load_suite
+from pystats_harness.validate.driver import fingerprint_step, validate
 from pystats_harness.validate.report import ValidationReport
-from pystats_harness.validate.suiteconfig import load_suite
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,9 @@ def validate_unit(unit: ValidateUnit) -> ValidateResult | Unfit:
 def _validate(ctx: Context, unit: ValidateUnit, name: str) -> ValidateResult:
     start = time.perf_counter()
     commit = local_commit(ctx, unit.commit)
-    entry, built = obtain_build_for_validation(ctx, commit.sha, unit.patches)
+    with fingerprint_step():
+        obtained = obtain(ctx, plan_for(ctx, commit, unit.patches))
+    entry, built = obtained.entry, obtained.built
     built_at = time.perf_counter()
     report = validate(
         ctx,
@@ -67,36 +69,21 @@ def _validate(ctx: Context, unit: ValidateUnit, name: str) -> ValidateResult:
     return ValidateResult(name, built, report, None, seconds)
 
 
-def raise_failure(failure: RemoteFailure) -> NoReturn:
-    """The worker's error, with its exit code, as the client's error (nothing parsed from the message)."""
-    raise UnitFailed(
-        f"{failure.message} (on cluster worker {failure.worker})",
-        kind=failure.kind,
-        exit_code=failure.exit_code,
-        worker=failure.worker,
-        log_tail=failure.log_tail,
-    )
-
-
 def validate_on_cluster(
-    ctx: Context, commit: CommitInfo, patches: str, workloads: dict[str, int], jobs: int, *, leak: bool = False
+    ctx: Context,
+    cluster: Cluster[ValidateUnit, ValidateResult],
+    commit: CommitInfo,
+    patches: str,
+    workloads: dict[str, int],
+    jobs: int,
+    *,
+    leak: bool = False,
 ) -> tuple[ValidationReport, ValidateResult]:
-    """Send the validation of ``commit`` to a worker of ``ctx.settings.cluster``; its report and result."""
-    with Cluster[ValidateUnit, ValidateResult](ctx.settings.cluster) as cluster:
-        warn_unfit(ctx, cluster.workers.unfit, set())
-        named = set(cluster.workers.unfit)
-        ctx.reporter.info(f"validating {commit.rev} ({commit.short}) on the cluster at {ctx.settings.cluster}")
-        (result,) = cluster.run_units(validate_unit, [ValidateUnit(commit, patches, dict(workloads), jobs, leak)])
-        warn_unfit(ctx, cluster.workers.unfit, named)
+    """Send the validation of ``commit`` to a worker of ``cluster``; its report and result."""
+    ctx.reporter.info(f"validating {commit.rev} ({commit.short}) on the cluster at {cluster.address}")
+    (result,) = cluster.run_units(validate_unit, [ValidateUnit(commit, patches, dict(workloads), jobs, leak)])
     if result.failure is not None or result.report is None:
         raise_failure(result.failure or RemoteFailure("HarnessError", 1, "no report came back", result.worker))
     # the worker built the sha: name the revision as asked here, and where it ran (its paths are its own)
-    where = {"revision": commit.rev, "worker": result.worker, "cluster": ctx.settings.cluster}
+    where = {"revision": commit.rev, "worker": result.worker, "cluster": cluster.address}
     return replace(result.report, metadata={**result.report.metadata, **where}), result
-
-
-def warn_unfit(ctx: Context, unfit: dict[str, str], already: set[str]) -> None:
-    """One warning per worker that takes no units (those in ``already`` were named before)."""
-    for worker, why in sorted(unfit.items()):
-        if worker not in already:
-            ctx.reporter.warn(f"cluster worker {worker} takes no units: {why}")

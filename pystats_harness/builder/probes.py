@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from pystats_harness.build import fingerprint
-from pystats_harness.build.cache import CacheEntry
+from pystats_harness.builder import fingerprint
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import VerificationFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic

@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from pystats_harness.build.cache import CacheEntry
-from pystats_harness.build.ensure import obtain_build
 from pystats_harness.cluster.client import Unfit, worker_name
 from pystats_harness.cluster.health import worker_fitness
 from pystats_harness.config import settings_from_environment
@@ -84,8 +82,3 @@ def local_commit(ctx: Context, commit: CommitInfo) -> CommitInfo:
         ctx.reporter.info(f"fetching {commit.short} from {ctx.settings.mirror_remote}")
         mirror.update(ctx.settings.mirror_remote)
         return mirror.resolve(commit.sha)
-
-
-def build_commit(ctx: Context, commit: CommitInfo, patches: str) -> tuple[CacheEntry, bool]:
-    """The worker's build of ``commit`` (fetched first if needed) and whether a build ran."""
-    return obtain_build(ctx, local_commit(ctx, commit).sha, patches)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from pystats_harness.build import locks
+from pystats_harness.builder import locks
 from pystats_harness.infra.fs import read_json_cached
 from pystats_harness.infra.proc import reap_dead
 from pystats_harness.stats.names import NameTables

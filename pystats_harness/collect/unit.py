@@ -5,7 +5,7 @@ The worker builds through its own cache (a second chunk on a worker that built R
 the local collect machinery (:func:`pystats_harness.collect.driver.run_benchmarks`: requirements,
 calibration unless ``--loops`` fixed them, pyperf ``--hook pystats``, the manual path, the verdict) into a
 directory of its cache, and sends back only each benchmark's outcome, its loops and the files of its
-``benchmarks/<name>/`` directory, plus the build's :class:`~pystats_harness.build.cache.BuildFacts`
+``benchmarks/<name>/`` directory, plus the build's :class:`~pystats_harness.builder.cache.BuildFacts`
 (manifest and name tables) so the client can write the whole-run files without a build. The raw dumps
 travel too (15-40 kB each): the client needs them for ``all/summarize.json``, and the output is then the
 same as a local one.
@@ -20,16 +20,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pystats_harness.build.cache import BuildFacts
+from pystats_harness.builder.cache import BuildFacts
+from pystats_harness.builder.obtain import obtain, plan_for
 from pystats_harness.cluster.client import Unfit
-from pystats_harness.cluster.worker import RemoteFailure, build_commit, on_worker
 from pystats_harness.collect import driver, one
-from pystats_harness.collect.benchmarks import read_suite
-from pystats_harness.collect.sites import benchmark_data_dir
+from pystats_harness.dispatch.worker import RemoteFailure, local_commit, on_worker
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
-from pystats_harness.validate.suiteconfig import load_suite
+from pystats_harness.measure.suiteconfig import load_suite
+from pystats_harness.pyperformance.benchmarks import read_suite
+from pystats_harness.pyperformance.sites import benchmark_data_dir
 
 CHUNKS_PER_WORKER = 2  # a worker that is faster takes more chunks
 
@@ -94,7 +95,8 @@ def _in_scratch(ctx: Context, unit: CollectUnit, name: str) -> CollectResult:
 
 def _measure(ctx: Context, unit: CollectUnit, scratch: Path, name: str) -> CollectResult:
     start = time.perf_counter()
-    entry, built = build_commit(ctx, unit.commit, unit.patches)
+    obtained = obtain(ctx, plan_for(ctx, local_commit(ctx, unit.commit), unit.patches))
+    entry, built = obtained.entry, obtained.built
     built_at = time.perf_counter()
     suite_benchmarks = read_suite(benchmark_data_dir(ctx))
     if suite_benchmarks.version != unit.pyperformance:

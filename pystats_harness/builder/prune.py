@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pystats_harness.build import integrity, locks
-from pystats_harness.build.cache import MARKER, CacheEntry
+from pystats_harness.builder import integrity, locks
+from pystats_harness.builder.cache import MARKER, CacheEntry
 from pystats_harness.config import Settings
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context

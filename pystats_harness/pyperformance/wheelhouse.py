@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.collect.errors import WheelMissing
+from pystats_harness.pyperformance.errors import WheelMissing
 
 SCHEMA = "pystats-harness/benchmark-wheelhouse/1"
 SCRIPT = "scripts/make_benchmark_wheelhouse.py"

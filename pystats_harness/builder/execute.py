@@ -1,6 +1,6 @@
 """`invoke build --rev REV`, the acting half: worktree → patches → container build → fingerprint → cache.
 
-The plan (:mod:`pystats_harness.build.plan`) decided everything; :func:`execute` carries it out. An
+The plan (:mod:`pystats_harness.builder.plan`) decided everything; :func:`execute` carries it out. An
 entry becomes visible only once its completion marker is written, after its manifest.
 """
 
@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness import __version__
-from pystats_harness.build import integrity, lanes, locks, probes, prune, remote
-from pystats_harness.build.cache import CacheEntry, commit, lookup, staging
-from pystats_harness.build.plan import BuildPlan, build_group
-from pystats_harness.build.script import BuildLog, EventKind, build_script
+from pystats_harness.builder import integrity, lanes, locks, probes, prune, remote
+from pystats_harness.builder.cache import CacheEntry, commit, lookup, staging
+from pystats_harness.builder.plan import BuildPlan, build_group
+from pystats_harness.builder.script import BuildLog, EventKind, build_script
 from pystats_harness.errors import BuildFailed, DiskFull, HarnessError, Interrupted
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
@@ -209,7 +209,7 @@ def _fingerprint(ctx: Context, plan: BuildPlan, entry: CacheEntry) -> tuple[prob
     return report, seconds
 
 
-def _build(ctx: Context, plan: BuildPlan, *, verify_strict: bool) -> CacheEntry:
+def _build(ctx: Context, plan: BuildPlan) -> CacheEntry:
     """Checkout, patches, compile, fingerprint, manifest, contents; the marker is written last."""
     settings = ctx.settings
     mirror = Mirror(settings.mirror_dir)
@@ -224,9 +224,9 @@ def _build(ctx: Context, plan: BuildPlan, *, verify_strict: bool) -> CacheEntry:
         entry = CacheEntry(staged)
         report, seconds = _fingerprint(ctx, plan, entry)
         facts["seconds"]["fingerprint"] = round(seconds, 2)
-        doc = manifest(plan, facts, report, strict=verify_strict)
+        doc = manifest(plan, facts, report, strict=plan.verify_strict)
         write_json_atomic(staged / "manifest.json", doc, indent=2, sort_keys=True)
-        probes.enforce(ctx, report, strict=verify_strict, what=f"{plan.commit.rev} ({plan.commit.short})")
+        probes.enforce(ctx, report, strict=plan.verify_strict, what=f"{plan.commit.rev} ({plan.commit.short})")
         ctx.reporter.phase("commit")
         t2 = time.perf_counter()
         integrity.record(staged)
@@ -245,7 +245,7 @@ def _no_space(exc: BaseException) -> bool:
     return "No space left on device" in text
 
 
-def execute(ctx: Context, plan: BuildPlan, *, verify_strict: bool) -> CacheEntry:
+def execute(ctx: Context, plan: BuildPlan) -> CacheEntry:
     """Build ``plan`` into the cache (no-op on a hit). The entry is valid only after its marker.
 
     One invocation builds a key at a time; another that asks for the same build waits for it (and
@@ -266,7 +266,7 @@ def execute(ctx: Context, plan: BuildPlan, *, verify_strict: bool) -> CacheEntry
             ctx.reporter.info(f"{what} was built meanwhile: cache hit")
             return hit
         try:
-            entry = _build(ctx, plan, verify_strict=verify_strict)
+            entry = _build(ctx, plan)
         except KeyboardInterrupt:
             raise Interrupted("build interrupted; no container, worktree or cache entry was left behind") from None
         except (OSError, HarnessError) as exc:

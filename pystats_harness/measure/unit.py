@@ -4,7 +4,7 @@ the counters metric M needs", carried out on a Dask worker by :func:`measure_uni
 The worker reads its own settings from its environment (``INVOKE_PYSTATS_*``: its cache directory,
 engine, image), fetches the revision into its own mirror from its ``mirror_remote`` when it lacks it,
 and measures through its build cache and result cache exactly as a local bisect does
-(:class:`~pystats_harness.bisect.measurer.Measurer`). Only the small result travels back: the outcome,
+(:class:`~pystats_harness.measure.measurer.Measurer`). Only the small result travels back: the outcome,
 whether a build ran, the seconds, the worker's name. A worker without a usable engine answers
 :class:`~pystats_harness.cluster.client.Unfit` and the unit is sent to another worker.
 """
@@ -16,16 +16,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pystats_harness.bisect.judge import Failure, Outcome
-from pystats_harness.bisect.measurer import Measured, Measurer, Source
-from pystats_harness.bisect.metric import parse_metric
-from pystats_harness.bisect.workload import Workload, resolve_workload
 from pystats_harness.cluster.client import Unfit
-from pystats_harness.cluster.worker import local_commit, on_worker
+from pystats_harness.dispatch.worker import local_commit, on_worker
 from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_bytes_atomic
 from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.measure.measurer import Measured, Measurer, Source
+from pystats_harness.measure.metric import parse_metric
+from pystats_harness.measure.outcome import Failure, Outcome
+from pystats_harness.measure.workload import Workload, resolve_workload
 
 
 @dataclass(frozen=True)

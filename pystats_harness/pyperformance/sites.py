@@ -1,6 +1,6 @@
 """Benchmark sites: each benchmark's requirements installed for one built interpreter, offline.
 
-``prepare_site`` plans (pure: :mod:`pystats_harness.collect.wheelhouse`), then runs pip from its wheel
+``prepare_site`` plans (pure: :mod:`pystats_harness.pyperformance.wheelhouse`), then runs pip from its wheel
 with the built interpreter in a confined run container of the builder image (network none, the build
 and the wheelhouse read-only, as nobody), so sdists compile against that interpreter. The result is
 cached per (build key, plan digest: the lock's sha256 and the files chosen) in
@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.build.cache import CacheEntry
-from pystats_harness.collect import sitedriver
-from pystats_harness.collect.wheelhouse import MOUNT, SitePlan, Source, Unavailable, failure_line, read_wheelhouse
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.infra.runner import RUN_UID, RunRequest, run_python
+from pystats_harness.pyperformance import sitedriver
+from pystats_harness.pyperformance.wheelhouse import MOUNT, SitePlan, Source, Unavailable, failure_line, read_wheelhouse
 
 MARKER = "COMPLETE"
 OUTCOME = "outcome.json"

@@ -10,21 +10,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.build.cache import BuildFacts
+from pystats_harness.builder.cache import BuildFacts
 from pystats_harness.cluster.client import Cluster
-from pystats_harness.cluster.collect_unit import (
+from pystats_harness.collect import driver, one
+from pystats_harness.collect.errors import MixedBuilds
+from pystats_harness.collect.unit import (
     CollectResult,
     CollectUnit,
     chunk,
     collect_unit,
     write_files,
 )
-from pystats_harness.cluster.errors import MixedBuilds
-from pystats_harness.cluster.validate_unit import raise_failure, warn_unfit
-from pystats_harness.collect import driver, one
-from pystats_harness.collect.benchmarks import Suite
+from pystats_harness.dispatch.dispatcher import raise_failure
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.pyperformance.benchmarks import Suite
 
 Finished = Callable[[one.Outcome, str], None]  # a benchmark's outcome and the worker that measured it
 
@@ -101,27 +101,24 @@ def assemble(
 
 def collect_on_cluster(
     ctx: Context,
+    cluster: Cluster[CollectUnit, CollectResult],
     commit: CommitInfo,
     patches: str,
     suite_benchmarks: Suite,
     request: driver.Request,
     finished: Finished,
 ) -> list[one.Outcome]:
-    """Collect on the workers of ``ctx.settings.cluster``; the outcomes once the output is in place."""
-    address = ctx.settings.cluster
-    with Cluster[CollectUnit, CollectResult](address) as cluster, driver.staged(request.out) as staging:
-        warn_unfit(ctx, cluster.workers.unfit, set())
-        named = set(cluster.workers.unfit)
+    """Collect on the workers of ``cluster``; the outcomes once the output is in place."""
+    with driver.staged(request.out) as staging:
         units = units_for(commit, patches, suite_benchmarks.version, request, cluster.size)
         ctx.reporter.info(
-            f"collecting {commit.rev} ({commit.short}) on {cluster.size} workers of {address}: {len(units)} units"
+            f"collecting {commit.rev} ({commit.short}) on {cluster.size} workers of {cluster.address}: {len(units)} units"
         )
         results: dict[str, tuple[one.Outcome, int | None]] = {}
         done = cluster.run_units(collect_unit, units, lambda _, r: assemble(staging, r, results, finished))
-        warn_unfit(ctx, cluster.workers.unfit, named)
         build = one_build(done)
         extra = {
             "revision": commit.rev,
-            **run_metadata(address, cluster.size, cluster.workers.unfit, done),
+            **run_metadata(cluster.address, cluster.size, cluster.workers.unfit, done),
         }  # the workers built the sha
         return driver.finish(staging, build, suite_benchmarks, request, results, extra)

@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeAlias
 from rich.markup import escape
 from rich.table import Table
 
-from pystats_harness.build.series import Change, Reader, Series, SourceProbe, load_series
+from pystats_harness.builder.series import Change, Reader, Series, SourceProbe, load_series
 from pystats_harness.errors import ConfigError, PatchError, RevisionUnsupported
 
 Requested: TypeAlias = "Literal['auto', 'none'] | Sequence[str]"
@@ -203,7 +203,8 @@ def to_rich(plan: PatchPlan, title: str = "Patch plan") -> Table:
     return table
 
 
-def select(read: Reader, requested: str) -> PatchPlan:
-    """Probe the tree through ``read`` and decide which patches to apply (``--patches`` text)."""
-    plan = plan_patches(read, load_series(), parse_requested(requested))
+def select(read: Reader, requested: str, series: Series | None = None) -> PatchPlan:
+    """Probe the tree through ``read`` and decide which patches to apply (``--patches`` text) from
+    ``series`` (the configured one when not given)."""
+    plan = plan_patches(read, series or load_series(), parse_requested(requested))
     return PatchPlan(plan.decisions, plan.patches, requested)

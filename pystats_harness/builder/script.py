@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from pystats_harness.build.plan import BuildPlan
+from pystats_harness.builder.plan import BuildPlan
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER
 
 TAIL_LINES = 30

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.build.cache import CacheEntry
-from pystats_harness.collect.benchmarks import Benchmark
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.runner import RUN_UID, RunRequest, RunResult, run_python
+from pystats_harness.pyperformance.benchmarks import Benchmark
 from pystats_harness.resources import SUITE_DIR
 
 BENCH_MOUNT = "/bench"

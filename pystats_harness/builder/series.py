@@ -1,7 +1,7 @@
 """The patch series as declared in configs/patch-series.toml: changes, their variants, and the
 source probes that tell whether a variant fits a tree (or the change is already there).
 
-:func:`load_series` reads and checks the file; planning is in :mod:`pystats_harness.build.patches`.
+:func:`load_series` reads and checks the file; planning is in :mod:`pystats_harness.builder.patches`.
 """
 
 from __future__ import annotations

@@ -32,9 +32,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.bisect.judge import Failure, Outcome
-from pystats_harness.bisect.metric import Metric
 from pystats_harness.errors import HarnessError, MissingCounters
+from pystats_harness.measure.metric import Metric
+from pystats_harness.measure.outcome import Failure, Outcome
 
 RESULT_SCHEMA = "pystats-harness/bisect-result/1"
 RETRIED_BY_DEFAULT: frozenset[str] = frozenset({Failure.RUN_FAILED})

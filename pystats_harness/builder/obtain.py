@@ -1,0 +1,76 @@
+"""The one door to a build. Every caller (the build, run, verify and stats tasks, validate, collect, a
+measurement at a commit, a unit on a cluster worker) asks here:
+
+* :func:`plan_for`: read what planning needs (the commit's tree through the mirror, the patch series,
+  the configure flags, the builder image's id) and plan (pure, :func:`~pystats_harness.builder.plan.plan_build`);
+* :func:`obtain`: the planned build from the cache, built first when missing (or NotBuilt, exit 13,
+  when the caller asked not to build), and whether a build ran.
+
+A revision is resolved into a :class:`~pystats_harness.infra.mirror.CommitInfo` once, by the caller
+(the task, or the client of a cluster run); nothing here resolves it again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pystats_harness.builder.cache import CacheEntry, lookup
+from pystats_harness.builder.execute import execute
+from pystats_harness.builder.plan import BuildPlan, PlanInputs, plan_build
+from pystats_harness.builder.series import load_series
+from pystats_harness.config import load_configure_flags
+from pystats_harness.errors import NotBuilt
+from pystats_harness.infra import engine
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import CommitInfo, Mirror
+
+
+@dataclass(frozen=True)
+class Obtained:
+    """A build in the cache, and whether this call built it (False: a build-cache hit)."""
+
+    plan: BuildPlan
+    entry: CacheEntry
+    built: bool
+
+
+def plan_inputs(ctx: Context, commit: CommitInfo, requested_patches: str = "auto") -> PlanInputs:
+    """What planning ``commit`` reads, read now (the image id needs the engine; the tree, the mirror)."""
+    settings = ctx.settings
+    mirror = Mirror(settings.mirror_dir)
+    return PlanInputs(
+        commit,
+        lambda path: mirror.read_file(commit.sha, path),
+        load_series(),
+        requested_patches,
+        load_configure_flags(settings.configure_flags_file),
+        settings.image,
+        engine.require_image(ctx.docker, settings.image),
+        settings.make_jobs,
+    )
+
+
+def plan_for(ctx: Context, commit: CommitInfo, requested_patches: str = "auto") -> BuildPlan:
+    """The plan of ``commit``'s build with ``--patches requested_patches``."""
+    return plan_build(plan_inputs(ctx, commit, requested_patches))
+
+
+def cached(ctx: Context, plan: BuildPlan) -> CacheEntry | None:
+    """The planned build if the cache holds it complete."""
+    return lookup(ctx.settings.builds_dir, plan.key)
+
+
+def obtain(ctx: Context, plan: BuildPlan, *, build_missing: bool = True) -> Obtained:
+    """The planned build, built first when missing (``--patches auto`` fails on a fingerprint mismatch);
+    with ``build_missing=False`` a missing build is NotBuilt saying how to make it."""
+    entry = cached(ctx, plan)
+    if entry is not None:
+        return Obtained(plan, entry, False)
+    commit = plan.commit
+    if not build_missing:
+        raise NotBuilt(
+            f"no cached build of {commit.rev} ({commit.short}, --patches {plan.patches.requested}); "
+            f"run `invoke build --rev {commit.rev}` first"
+        )
+    ctx.reporter.info(f"building {commit.rev} ({commit.short})")
+    return Obtained(plan, execute(ctx, plan), True)
