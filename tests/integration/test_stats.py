@@ -230,7 +230,7 @@ def test_summarize_json_renders_with_the_313_script(harness: Harness, tmp_path: 
 @pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
 def test_summarize_json_of_a_312_run(harness: Harness, tmp_path: Path) -> None:
     """3.12.0's numeric dumps, named: 3.13.5's script renders and compares them; 3.12.0's own script
-    cannot read named keys (it int()s the opcode key), as the README says."""
+    cannot read named keys (it int()s the opcode key), as docs/stats.md says."""
     assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
     old, old_collection, _ = exported(harness, "v3.12.0", tmp_path)
     new, new_collection, _ = exported(harness, "v3.13.5", tmp_path)
