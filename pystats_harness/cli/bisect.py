@@ -1,5 +1,5 @@
-"""`invoke bisect` and `invoke bisect-run` (tasks in tasks.py): arguments, live progress, outputs,
-exit codes.
+"""`invoke bisect`: arguments, live progress, outputs, exit codes (`invoke bisect-run`, the step of
+`git bisect run`, is in :mod:`pystats_harness.cli.bisect_run`).
 
 Use under git: ``git bisect start BAD GOOD && git bisect run python3 -m invoke -r /path/to/pystats-harness
 bisect-run --workload nbody --metric ... --threshold 0.84 --direction down`` (``git bisect start
@@ -10,26 +10,24 @@ from __future__ import annotations
 
 import math
 import time
-import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from invoke import Context as InvokeContext
 from rich.console import Console
 from rich.markup import escape
 
-from pystats_harness.bisect.driver import BisectRun, Progress, measure_rev, run_bisect
-from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code, exit_code_for_error
-from pystats_harness.bisect.judge import Direction, Judge, Verdict, parse_direction
+from pystats_harness.bisect.driver import BisectRun, Progress, run_bisect
+from pystats_harness.bisect.judge import Judge, Verdict
 from pystats_harness.bisect.plot import write_plot
 from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich
 from pystats_harness.cli.common import number
+from pystats_harness.cli.shell import exit_with, harness_task, settings_of
 from pystats_harness.config import Settings
 from pystats_harness.console import Reporter, stdout_console
-from pystats_harness.errors import ConfigError, HarnessError, RevisionNotFound
-from pystats_harness.infra import proc
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
 from pystats_harness.infra.mirror import CommitInfo
@@ -211,64 +209,45 @@ def bisect(
     return 0
 
 
-def _rev_of_cwd() -> tuple[str, bool]:
-    """The commit `git bisect` wants measured: BISECT_HEAD (--no-checkout) or HEAD of the current directory."""
-    for ref in ("BISECT_HEAD", "HEAD"):
-        argv = ["git", "rev-parse", "--verify", "-q", f"{ref}^{{commit}}"]
-        try:
-            sha = proc.run(argv, error=ConfigError, what=f"git rev-parse {ref}").strip()
-        except ConfigError:
-            continue
-        if sha:
-            return sha, True
-    raise ConfigError(
-        "not inside a git repository with a HEAD; pass --rev, or run under `git bisect run` in a CPython clone"
-    )
+# The tasks (tasks.py lists them): options declared once, with their help, above the function each calls.
 
 
-def bisect_run(
-    ctx: Context,
-    *,
+@harness_task(
+    help={
+        "good": "revision where the metric has its old value (sha, tag, branch, main~3)",
+        "bad": "later revision where it has changed (if good is on another branch: their merge base is used)",
+        "workload": "suite workload (nbody, richards, ... see configs/suite.toml), pyperformance:NAME (the benchmark's timed function on the manual path; default --loops 1), or a path to a .py script defining run(loops)",
+        "metric": "counter name or arithmetic over counter names, e.g. 'opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count'",
+        "threshold": "judge each commit against this value (default: midpoint of the good and bad values)",
+        "direction": "up: bad means above the threshold; down: below (default: from good vs bad)",
+        "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 10 for a script)",
+        "out": "directory for report.json, report.md, plot.png (default: <cache_dir>/bisect/<time>-<workload>)",
+        "jobs": "make -j for the builds (default: setting pystats.jobs)",
+    }
+)
+def bisect_task(
+    c: InvokeContext,
+    good: str,
+    bad: str,
     workload: str,
     metric: str,
-    threshold: Any,
-    direction: str | None = "up",
-    rev: str | None = None,
-    loops: Any = None,
-) -> int:
-    """`invoke bisect-run` for `git bisect run`: 0 good, 1 bad, 125 skip, 128 setup error, 130 Ctrl-C.
-
-    Never raises.  Results are shared with ``invoke bisect`` through the result cache."""
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
-    from_cwd = False
-    try:
-        value = number("threshold", threshold)
-        if value is None:
-            raise ConfigError("--threshold is required (git bisect run judges each commit on its own)")
-        judge = Judge(value, value, value, parse_direction(direction) or Direction.UP, True)
-        if not rev:
-            rev, from_cwd = _rev_of_cwd()
-        with RichProgress(err) as progress:
-            rec = measure_rev(
-                ctx, rev, workload=workload, metric=metric, loops=number("loops", loops, int), progress=progress
-            )
-    except BaseException as exc:
-        code = exit_code_for_error(exc)
-        if isinstance(exc, RevisionNotFound) and from_cwd:
-            code = EXIT_ABORT  # the mirror lacks the clone's commit: the same for every step
-            exc = RevisionNotFound(
-                f"{exc}; HEAD of {Path.cwd()} is not in the mirror: run `invoke mirror --remote {Path.cwd()}` first"
-            )
-        err.print(f"bisect-run: error: {escape(str(exc) or type(exc).__name__)} (exit {code})")
-        if code == EXIT_SKIP and not isinstance(exc, HarnessError):  # unexpected: show where
-            err.print(escape(traceback.format_exc()))
-        return code
-    code = exit_code(rec.outcome, judge)
-    o = rec.outcome
-    state = {0: "good", 1: "bad", 125: f"skip ({o.reason})"}[code]
-    stdout_console().print(
-        f"bisect-run {rec.commit.short} {escape(rec.commit.subject[:60])}: "
-        f"{f'{o.value:.6g}' if o.usable else '–'} → {escape(state)} ({judge.describe()}; "
-        f"{rec.source}{', built' if rec.built else ''}) exit {code}"
+    threshold: str | None = None,
+    direction: str | None = None,
+    loops: str | None = None,
+    out: str | None = None,
+    jobs: str | None = None,
+) -> None:
+    """Find the first commit between good and bad where a pystats metric changed."""
+    code = bisect(
+        settings_of(c),
+        good=good,
+        bad=bad,
+        workload=workload,
+        metric=metric,
+        threshold=threshold,
+        direction=direction,
+        loops=loops,
+        out=out,
+        jobs=jobs,
     )
-    return code
+    exit_with(code)

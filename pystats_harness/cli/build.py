@@ -6,11 +6,15 @@ import sys
 import time
 from pathlib import Path
 
+from invoke import Context as InvokeContext
+
 from pystats_harness.builder import fingerprint, patches, probes, releases
 from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.builder.image import build_builder_image
 from pystats_harness.builder.obtain import cached, obtain, plan_for
 from pystats_harness.builder.plan import to_text
+from pystats_harness.cli.common import argv_after_double_dash, resolve
+from pystats_harness.cli.shell import exit_with, harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import VerificationFailed
 from pystats_harness.infra.context import Context
@@ -93,3 +97,89 @@ def verify(ctx: Context, commit: CommitInfo, requested: str) -> None:
         raise VerificationFailed(
             f"{rev} (--patches {requested}) differs from fixed pystats in: " + ", ".join(report.failed_probes)
         )
+
+
+# The tasks (tasks.py lists them): options declared once, with their help, above the function each calls.
+
+
+@harness_task(
+    help={
+        "remote": "URL or local path to fetch from (default: setting pystats.mirror_remote)",
+    }
+)
+def mirror_task(c: InvokeContext, remote: str | None = None) -> None:
+    """Clone or update the bare CPython mirror in the cache directory."""
+    mirror(settings_of(c), remote)
+
+
+@harness_task(
+    help={
+        "tarball": "a CPython release tarball (Python-X.Y.Z.tar.xz or Debian's .orig.tar.*)",
+    }
+)
+def import_release_task(c: InvokeContext, tarball: str) -> None:
+    """Commit a CPython release tarball into the mirror as tag vX.Y.Z (offline sources)."""
+    import_release(settings_of(c), Path(tarball))
+
+
+@harness_task(
+    help={
+        "bootstrap": "make the base image with debootstrap + import (no registry needed)",
+    }
+)
+def image_task(c: InvokeContext, bootstrap: bool = False) -> None:
+    """Build the builder image from docker/Dockerfile."""
+    image(settings_of(c), bootstrap=bootstrap)
+
+
+@harness_task(
+    help={
+        "rev": "revision: sha, short sha, tag, branch or main~3 (default: setting pystats.default_rev)",
+        "patches": "auto (default), none, or a comma-separated list of change ids",
+        "dry_run": "print the plan (sha, key, cache hit, image, flags) and do nothing",
+        "verbose": "stream every build log line",
+    }
+)
+def build_task(
+    c: InvokeContext, rev: str | None = None, patches: str = "auto", dry_run: bool = False, verbose: bool = False
+) -> None:
+    """Build (or find in the cache) a --enable-pystats interpreter for a revision."""
+    ctx = settings_of(c, verbose=verbose)
+    build(ctx, resolve(ctx, rev), patches, dry_run=dry_run)
+
+
+@harness_task(
+    help={
+        "rev": "revision of a cached build (default: setting pystats.default_rev)",
+        "patches": "the --patches the build was made with (default auto)",
+        "no_stats_dir": "run without /tmp/py_stats (dumps then go to stderr)",
+    }
+)
+def run_task(c: InvokeContext, rev: str | None = None, patches: str = "auto", no_stats_dir: bool = False) -> None:
+    """Run the built interpreter in a fresh, confined container: invoke run --rev REV -- ARGS..."""
+    ctx = settings_of(c)
+    exit_with(run(ctx, resolve(ctx, rev), patches, argv_after_double_dash(), stats_dir=not no_stats_dir))
+
+
+@harness_task(
+    help={
+        "rev": "revision (default: setting pystats.default_rev)",
+        "patches": "auto (default), none, or ID,ID",
+    }
+)
+def patches_task(c: InvokeContext, rev: str | None = None, patches: str = "auto") -> None:
+    """Show which patches a revision needs (apply / already present / not applicable, and why)."""
+    ctx = settings_of(c)
+    show_patches(ctx, resolve(ctx, rev), patches)
+
+
+@harness_task(
+    help={
+        "rev": "revision of a cached build (default: setting pystats.default_rev)",
+        "patches": "the --patches it was built with",
+    }
+)
+def verify_task(c: InvokeContext, rev: str | None = None, patches: str = "auto") -> None:
+    """Rerun the behaviour fingerprint on a cached build; non-zero exit on any mismatch."""
+    ctx = settings_of(c)
+    verify(ctx, resolve(ctx, rev), patches)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import time
 
+from invoke import Context as InvokeContext
 from rich.markup import escape
 from rich.table import Table
 
 from pystats_harness.builder import integrity, prune
 from pystats_harness.builder.cache import CacheEntry
+from pystats_harness.cli.common import number
+from pystats_harness.cli.shell import exit_with, harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError, HarnessError
 from pystats_harness.infra import engine
@@ -115,3 +118,36 @@ def cache(
         size = prune.parse_size(max_size) if max_size else None
         run_prune(ctx, prune.Policy(keep=keep, max_size=size, older_than_days=older_than), dry_run=dry_run)
     return 0
+
+
+# The tasks (tasks.py lists them): options declared once, with their help, above the function each calls.
+
+
+@harness_task(
+    help={
+        "action": "list: every build with size and last use, and the space of lanes, runs, reports and ccache; verify: check every build against its recorded contents, mark damaged ones invalid; prune: remove least recently used builds with their runs and reports",
+        "keep": "prune: keep this many most recently used builds",
+        "max_size": "prune: remove least recently used builds until the rest fits, e.g. 20G",
+        "older_than": "prune: remove builds not used for this many days",
+        "dry_run": "prune: show what would be removed and remove nothing",
+    },
+    positional=["action"],
+)
+def cache_task(
+    c: InvokeContext,
+    action: str,
+    keep: str | None = None,
+    max_size: str | None = None,
+    older_than: str | None = None,
+    dry_run: bool = False,
+) -> None:
+    """Show, verify or prune the build cache: invoke cache list|verify|prune [--keep N|--max-size S|--older-than D]."""
+    code = cache(
+        settings_of(c),
+        action,
+        keep=number("keep", keep, int),
+        max_size=max_size,
+        older_than=number("older-than", older_than),
+        dry_run=dry_run,
+    )
+    exit_with(code)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import time
 
+from invoke import Context as InvokeContext
+
+from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.cluster.local import local_cluster
 from pystats_harness.errors import ConfigError
@@ -37,3 +40,16 @@ def cluster_local(ctx: Context, workers: str) -> None:
             reporter.info("stopping the scheduler and the workers")
             return
         raise ConfigError("a process of the local cluster exited; see the logs in " + str(base))
+
+
+# The tasks (tasks.py lists them): options declared once, with their help, above the function each calls.
+
+
+@harness_task(
+    help={
+        "workers": "how many dask worker processes to start (each builds one revision at a time, own cache dir)",
+    }
+)
+def cluster_local_task(c: InvokeContext, workers: str = "2") -> None:
+    """Start a Dask scheduler and N workers on this machine (each with its own cache) until Ctrl-C."""
+    cluster_local(settings_of(c), workers)

@@ -7,10 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cli.common import resolve
+from pystats_harness.cli.common import number, resolve
+from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.collect import driver, one
 from pystats_harness.collect import loops as loops_file
@@ -125,3 +127,46 @@ def raise_for(outcomes: list[one.Outcome], *, strict: bool = False) -> None:
     error = collect_report.exit_error(outcomes, strict=strict)
     if error is not None:
         raise error
+
+
+# The tasks (tasks.py lists them): options declared once, with their help, above the function each calls.
+
+
+@harness_task(
+    help={
+        "rev": "revision to build (if not cached) and collect (default: setting pystats.default_rev)",
+        "patches": "auto (default), none, or a comma-separated list of change ids",
+        "benchmarks": "default | all | a group (apps, math, …) | names, e.g. nbody,richards or default,-go (default: default)",
+        "jobs": "benchmarks run at a time, each in its own container (default 2)",
+        "processes": "pyperf worker processes per benchmark; 2 or more checks that workers agree (default 2)",
+        "loops": "a loops file (loops.json of an earlier collect, or a pyperf result JSON); default: calibrate",
+        "out": "output directory (default: <cache_dir>/collect/<stamp>-<rev>); replaced only when complete",
+        "no_manual": "skip the manual-path leakage check and the net counts (verdicts become partial)",
+        "strict": "exit 27 when a benchmark is partial (a check could not run)",
+    }
+)
+def collect_task(
+    c: InvokeContext,
+    rev: str | None = None,
+    patches: str = "auto",
+    benchmarks: str = "default",
+    jobs: int = 2,
+    processes: int = 2,
+    loops: str | None = None,
+    out: str | None = None,
+    no_manual: bool = False,
+    strict: bool = False,
+) -> None:
+    """pystats for pyperformance benchmarks, each in its own container, with a trust verdict per benchmark."""
+    outcomes = run_collect(
+        settings_of(c),
+        rev,
+        patches,
+        benchmarks=benchmarks,
+        jobs=number("jobs", jobs, int),
+        processes=number("processes", processes, int),
+        loops=loops,
+        out=out,
+        manual=not no_manual,
+    )
+    raise_for(outcomes, strict=strict)

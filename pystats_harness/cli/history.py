@@ -6,9 +6,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from invoke import Context as InvokeContext
 from rich.markup import escape
 
 from pystats_harness.cli.common import number
+from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
 from pystats_harness.history.driver import HistoryRun, run_history
@@ -76,3 +78,50 @@ def history(
     for kind, path in paths.items():
         console.print(f"{kind:<9}{path}")
     return 0
+
+
+# The tasks (tasks.py lists them): options declared once, with their help, above the function each calls.
+
+
+@harness_task(
+    help={
+        "from_": "oldest commit of the range (sha, tag, branch); must be an ancestor of --to",
+        "to": "newest commit of the range; the commits between are its first-parent chain",
+        "workload": "suite workload or pyperformance:NAME run at every commit (default nbody; see configs/suite.toml)",
+        "benchmarks": "instead of --workload: pyperformance benchmarks (as for invoke collect: nbody,richards or a group), each on the manual path at every commit, one build per commit",
+        "metric": "counter name or arithmetic over counter names (as for invoke bisect); repeat for several",
+        "every": "measure every N-th commit from --from (N >= 1; --to is always measured)",
+        "count": "measure M commits spread evenly over the range (M >= 2, both ends included)",
+        "threshold": "flag a change point where a metric moves by more than this fraction (default 0.05)",
+        "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 1 for a benchmark)",
+        "out": "directory for history.json, history.md, history.png (default: <cache_dir>/history/<time>-<workload>)",
+    },
+    iterable=["metric"],
+)
+def history_task(
+    c: InvokeContext,
+    from_: str = "",
+    to: str = "",
+    workload: str | None = None,
+    benchmarks: str | None = None,
+    metric: list[str] | None = None,
+    every: str | None = None,
+    count: str | None = None,
+    threshold: str | None = None,
+    loops: str | None = None,
+    out: str | None = None,
+) -> None:
+    """pystats across a range of commits (first parent): a table, a plot, change points with subjects."""
+    history(
+        settings_of(c),
+        from_=from_,
+        to=to,
+        workload=workload,
+        benchmarks=benchmarks,
+        metric=metric,
+        every=every,
+        count=count,
+        threshold=threshold,
+        loops=loops,
+        out=out,
+    )

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from invoke import Context as InvokeContext
+
 from pystats_harness.builder.obtain import obtain, plan_for
+from pystats_harness.cli.common import number, resolve
+from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
@@ -114,4 +118,83 @@ def compare_suites(
             for what, where in (("JSON", json_out), ("Markdown", markdown_out), ("heatmap", png))
             if where
         )
+    )
+
+
+# The tasks (tasks.py lists them): options declared once, with their help, above the function each calls.
+
+
+@harness_task(
+    help={
+        "directory": "a directory of pystats dump files (*.txt), e.g. a run's py_stats dir",
+        "rev": "the revision whose cached build made the dumps (names 3.11/3.12 opcode numbers)",
+        "patches": "the --patches that build was made with (default auto)",
+        "json": "write the collection (schema pystats-harness/1) here",
+        "markdown": "write a Markdown summary here",
+        "loops": "divide every counter by this number of benchmark loops",
+        "lenient": "skip malformed lines with a warning instead of failing",
+        "summarize_json": "also write the summarize_stats.py JSON (3.13 shape, opcodes named; raw counts) here; needs --rev",
+    }
+)
+def stats_task(
+    c: InvokeContext,
+    directory: str,
+    rev: str | None = None,
+    patches: str = "auto",
+    json: str | None = None,
+    markdown: str | None = None,
+    loops: str | None = None,
+    lenient: bool = False,
+    summarize_json: str | None = None,
+) -> None:
+    """Turn a directory of dump files into one named collection."""
+    per = number("loops", loops)
+    ctx = settings_of(c)
+    stats(
+        ctx,
+        Path(directory),
+        resolve(ctx, rev) if rev else None,
+        patches,
+        json_out=json,
+        markdown_out=markdown,
+        loops=per,
+        lenient=lenient,
+        summarize_json_out=summarize_json,
+    )
+
+
+@harness_task(
+    help={
+        "base": "base collection JSON (from invoke stats --json), or a base `invoke collect` output directory",
+        "head": "head collection JSON, or a head `invoke collect` output directory",
+        "plot": "two collect outputs: write a heatmap PNG (benchmarks x families, change of hit ratio) here",
+        "json": "write the comparison as JSON here",
+        "markdown": "write a Markdown table (pasteable into a CPython issue) here",
+        "threshold": "hide counters whose relative change is below this fraction (e.g. 0.05); for two collect outputs: flag ratio moves and relative count changes of at least this (default 0.10 and 0.25)",
+        "family": "compare family totals (base + specialized forms) instead of single opcodes",
+        "limit": "rows to show (default 50)",
+    }
+)
+def compare_task(
+    c: InvokeContext,
+    base: str,
+    head: str,
+    json: str | None = None,
+    markdown: str | None = None,
+    threshold: float = 0.0,
+    family: bool = False,
+    limit: int = 50,
+    plot: str | None = None,
+) -> None:
+    """Compare two collections counter by counter, or two collect outputs benchmark by benchmark."""
+    compare(
+        settings_of(c),
+        Path(base),
+        Path(head),
+        json_out=json,
+        markdown_out=markdown,
+        threshold=number("threshold", threshold) or 0.0,
+        family=family,
+        limit=int(limit),
+        plot=plot,
     )

@@ -6,10 +6,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pystats_harness.builder.obtain import obtain, plan_for
 from pystats_harness.cli.common import resolve
+from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.console import stdout_console
 from pystats_harness.dispatch.dispatcher import run_dispatched
@@ -117,3 +119,49 @@ def run_baseline(ctx: Context, rev: str | None, patches: str, *, workloads: str 
     for p in written:
         out.print(f"baseline {p}")
     return written
+
+
+# The tasks (tasks.py lists them): options declared once, with their help, above the function each calls.
+
+
+@harness_task(
+    help={
+        "rev": "revision (default: setting pystats.default_rev); built first if not cached",
+        "patches": "auto (default), none, or ID,ID",
+        "workloads": "comma-separated suite workloads (default: all in configs/suite.toml); isolation adds a partner from the suite when fewer than two are chosen",
+        "jobs": "parallel containers (default 2); isolation starts its two to four workloads at once regardless",
+        "out": "directory for validation.json, validation.md and deviation.png",
+        "require_baseline": "fail (exit 24) when no baseline is recorded for this Python version; without it the baselines step is skipped for such versions (every development commit)",
+        "strict": "fail (exit 19) when a step is partial (canaries that cannot be counted statically on this revision); without it a partial step is reported, not fatal",
+    }
+)
+def validate_task(
+    c: InvokeContext,
+    rev: str | None = None,
+    patches: str = "auto",
+    workloads: str | None = None,
+    jobs: int = 2,
+    out: str | None = None,
+    require_baseline: bool = False,
+    strict: bool = False,
+) -> None:
+    """Prove the stats of a build are reliable: fingerprint, canaries, leakage, isolation, baselines."""
+    report = run_validate(settings_of(c), rev, patches, workloads=workloads, jobs=int(jobs), out=out, strict=strict)
+    error = report.error(require_baseline=require_baseline, strict=strict)
+    if error is not None:
+        raise error
+
+
+@harness_task(
+    help={
+        "rev": "revision (default: setting pystats.default_rev); built first if not cached",
+        "patches": "auto (default), none, or ID,ID",
+        "workloads": "comma-separated suite workloads (default: all)",
+        "jobs": "parallel containers (default 2)",
+    }
+)
+def baseline_task(
+    c: InvokeContext, rev: str | None = None, patches: str = "auto", workloads: str | None = None, jobs: int = 2
+) -> None:
+    """Record per-loop manual-path stats into configs/baselines/<python version>/<workload>.json."""
+    run_baseline(settings_of(c), rev, patches, workloads=workloads, jobs=int(jobs))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,9 +38,8 @@ LAYERS = {
 }
 CAPABILITIES = ("validate", "collect", "bisect", "history")
 MAX_MODULE_LINES = 300
-#: tasks.py is a flat list of task declarations (signature, docstring, one call; ~25 lines each once
-#: formatted), read one task at a time: it may hold 20 of them.
-MAX_TASKS_LINES = 500
+#: tasks.py is a short list of the tasks; each is declared, with its options and their help, in cli/.
+MAX_TASKS_LINES = 60
 MAX_FUNCTION_LINES = 60
 
 
@@ -146,3 +146,33 @@ def test_modules_and_functions_are_small(path: Path) -> None:
         and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
     ]
     assert long == []
+
+
+def _readers_of(pattern: str) -> set[str]:
+    """The modules of the package whose source matches ``pattern`` (a regular expression)."""
+    return {
+        str(path.relative_to(ROOT)) for path in modules() if re.search(pattern, path.read_text(), flags=re.MULTILINE)
+    }
+
+
+def test_one_place_decides_here_or_on_the_cluster() -> None:
+    """``pystats.cluster`` is read by the dispatcher alone (config.py declares it)."""
+    assert _readers_of(r"settings\.cluster\b") == {"pystats_harness/dispatch/dispatcher.py"}
+
+
+def test_one_door_to_a_build() -> None:
+    """Only builder/obtain.py plans (from what it reads) and executes builds; everyone else asks it."""
+    assert _readers_of(r"^\s*from pystats_harness\.builder\.execute import") == {"pystats_harness/builder/obtain.py"}
+    assert _readers_of(r"\bplan_build\(") == {"pystats_harness/builder/obtain.py", "pystats_harness/builder/plan.py"}
+
+
+def test_capabilities_stand_side_by_side() -> None:
+    """validate, collect, bisect and history never import one another (each has what it shares below it)."""
+    wrong = [
+        f"{path.relative_to(ROOT)}:{lineno}: imports {target}"
+        for path in modules()
+        if layer(module_name(path)) in CAPABILITIES
+        for lineno, target in harness_imports(path)
+        if layer(target) in CAPABILITIES and layer(target) != layer(module_name(path))
+    ]
+    assert wrong == []

@@ -1,0 +1,58 @@
+"""What makes a function an invoke task of the harness: its options declared once, with their help, in
+the decorator above it (``@harness_task(help={...})``), its settings read from invoke's ``pystats``
+config (invoke.yaml, INVOKE_PYSTATS_*), and every harness error turned into one line on stderr and its
+exit code (SIGTERM is Ctrl-C: exit 130, nothing left behind)."""
+
+from __future__ import annotations
+
+import functools
+import signal
+from collections.abc import Callable
+from typing import Any
+
+from invoke import Context as InvokeContext
+from invoke import Exit, task
+
+from pystats_harness.cli.common import context, error_exit
+from pystats_harness.infra.context import Context
+
+
+def settings_of(c: InvokeContext, *, verbose: bool = False) -> Context:
+    """The invocation's context from invoke's ``pystats`` config."""
+    return context(c.config.get("pystats", {}), verbose=verbose)
+
+
+def _sigterm_as_interrupt(_signum: int, _frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def mapped(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with harness errors turned into one line on stderr and their exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+        try:
+            return fn(*args, **kwargs)
+        except (Exception, KeyboardInterrupt) as exc:
+            found = error_exit(exc)
+            if found is None:
+                raise
+            raise Exit(found[0], code=found[1]) from None
+
+    return wrapper
+
+
+def harness_task(*, help: dict[str, str], name: str | None = None, **options: Any) -> Callable[..., Any]:
+    """``@task`` for the harness: ``help`` names every option of the function below it, once."""
+
+    def decorate(fn: Callable[..., Any]) -> Any:
+        return task(name=name or fn.__name__.removesuffix("_task").replace("_", "-"), help=help, **options)(mapped(fn))
+
+    return decorate
+
+
+def exit_with(code: int) -> None:
+    """End the task with ``code`` (a child's or a protocol's own exit code) when it is not 0."""
+    if code:
+        raise Exit(code=code)
