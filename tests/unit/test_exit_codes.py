@@ -7,6 +7,10 @@ import importlib
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
+from pystats_harness.cli import tables
+from pystats_harness.config import DEFAULTS, SETTINGS
 from pystats_harness.errors import HarnessError
 from pystats_harness.exit_codes import BisectRunCode, ExitCode
 
@@ -59,3 +63,40 @@ def test_bisect_run_codes_follow_git_bisect_run() -> None:
     assert BisectRunCode.GOOD == 0 and BisectRunCode.SKIP == 125
     assert 1 <= BisectRunCode.BAD <= 127 and BisectRunCode.BAD != 125
     assert BisectRunCode.ABORT >= 128 and BisectRunCode.INTERRUPTED >= 128
+
+
+def test_the_readme_tables_are_generated_from_the_code() -> None:
+    stale = tables.stale((ROOT / "README.md").read_text())
+    assert stale == [], (
+        f"README.md's {', '.join(stale)} table differs from the code: run `{tables.PROG} --write README.md`"
+    )
+
+
+def test_the_settings_table_covers_every_setting() -> None:
+    rows = tables.settings_table().splitlines()[2:]
+    assert [row.split(" | ")[0].strip("|` ") for row in rows] == list(DEFAULTS)
+    assert all(setting.meaning for setting in SETTINGS.values())
+
+
+def test_the_exit_code_table_has_one_row_per_code() -> None:
+    rows = tables.exit_codes_table().splitlines()[2:]
+    assert [int(row.split(" | ")[0].strip("| ")) for row in rows] == [code.value for code in ExitCode]
+
+
+def test_check_names_the_stale_table_and_write_fixes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(tables.rendered((ROOT / "README.md").read_text()).replace("| 13 | the task", "| 31 | the task"))
+    assert tables.main(["--check", str(readme)]) == 1
+    err = capsys.readouterr().err
+    assert "the exit-codes table is stale" in err and "settings" not in err and "--write" in err
+    assert tables.main(["--write", str(readme)]) == 0
+    assert tables.main(["--check", str(readme)]) == 0
+    assert tables.rendered(readme.read_text()) == readme.read_text()
+
+
+def test_write_refuses_a_readme_without_markers(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# a README without generated tables\n")
+    assert tables.main(["--write", str(readme)]) == 2
+    assert readme.read_text() == "# a README without generated tables\n"
+    assert tables.stale(readme.read_text()) == ["exit-codes", "settings"]
