@@ -13,40 +13,82 @@ from typing import Any
 from pystats_harness.errors import ConfigError
 from pystats_harness.resources import PROJECT_ROOT
 
-#: Every setting with its default. tasks.py hands this to ``ns.configure({"pystats": DEFAULTS})``
-#: so that invoke.yaml and INVOKE_PYSTATS_<KEY> environment variables can override each key.
-#: Values are strings on purpose: invoke casts an environment value to the default's type and
-#: fails with a traceback on bad input; load_settings() validates with one clear line instead.
-DEFAULTS: dict[str, Any] = {
-    "cache_dir": "~/.cache/pystats-harness",
-    "mirror_remote": "https://github.com/python/cpython.git",
-    "image": "pystats-harness/builder:bookworm",
-    "base_image": "debian:bookworm-slim",
-    "bootstrap_image": "pystats-harness/base:bookworm",
-    "debian_mirror": "",
-    "debian_suite": "bookworm",
-    "jobs": "0",
-    "configure_flags_file": "configs/configure.toml",
-    "default_rev": "v3.13.5",
-    "keep_containers": "false",
-    "run_timeout": "900",
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its default, what it means, and the default as the README says it when the value
+    alone does not ("0 (= cores)"); the README's settings table is generated from these."""
+
+    default: str
+    meaning: str
+    shown: str = ""
+
+
+#: Every setting with its default and meaning, declared once. Values are strings on purpose: invoke
+#: casts an environment value to the default's type and fails with a traceback on bad input;
+#: load_settings() validates with one clear line instead.
+SETTINGS: dict[str, Setting] = {
+    "cache_dir": Setting(
+        "~/.cache/pystats-harness", "mirror (`cpython.git`), `builds/`, `runs/`, configure cache, failed logs"
+    ),
+    "mirror_remote": Setting(
+        "https://github.com/python/cpython.git",
+        "what `invoke mirror` fetches (URL or local path)",
+        shown="official CPython git URL",
+    ),
+    "image": Setting("pystats-harness/builder:bookworm", "builder image tag"),
+    "base_image": Setting("debian:bookworm-slim", "Dockerfile `BASE` when not bootstrapping"),
+    "bootstrap_image": Setting("pystats-harness/base:bookworm", "tag of the debootstrapped base"),
+    "debian_mirror": Setting("", "Debian archive for debootstrap", shown="derived from `/etc/apt`"),
+    "debian_suite": Setting("bookworm", "Debian release debootstrap installs (and looks up in `/etc/apt`)"),
+    "jobs": Setting("0", "`make -j`", shown="0 (= cores)"),
+    "configure_flags_file": Setting(
+        "configs/configure.toml", "extra configure flags (`--enable-pystats` is always added)"
+    ),
+    "default_rev": Setting("v3.13.5", "revision used when `--rev` is omitted"),
+    "keep_containers": Setting("false", "keep containers for debugging"),
+    "run_timeout": Setting("900", "seconds a run container may take"),
     # Limits of a run container: the reference suite peaks at ~50 MiB and 2 processes (pyperf runs its
     # workers one at a time). A Python fork bomb costs ~4.6 MiB per process, so it reaches 256
     # processes (~1.2 GiB) before 2g and is reported as what it is.
-    "run_memory": "2g",
-    "run_pids": "256",
+    "run_memory": Setting(
+        "2g", "memory limit of a run container (digits and `b`/`k`/`m`/`g`, at least `6m`); no swap on top"
+    ),
+    "run_pids": Setting("256", "processes and threads a run container may have at once"),
     # A build's: make -jN with cc1 processes of up to a few hundred MiB each; raise for large N.
-    "build_memory": "8g",
-    "build_pids": "4096",
-    "ccache_volume": "pystats-harness-ccache",
-    # ccache's remote storage shared by every build host ("redis://host:port"); empty = local only.
-    "ccache_remote": "",
-    # A Dask scheduler ("tcp://host:8786") that units of work are sent to; empty = this machine only.
-    "cluster": "",
-    "wheelhouse_dir": "~/.cache/pystats-harness/wheelhouse",
-    "baselines_dir": "configs/baselines",
-    "cache_max_size": "",
+    "build_memory": Setting("8g", "memory limit of a build container (raise it for a large `jobs`)"),
+    "build_pids": Setting("4096", "processes and threads a build container may have at once"),
+    "ccache_volume": Setting("pystats-harness-ccache", "Docker volume holding the persistent ccache"),
+    "ccache_remote": Setting(
+        "",
+        "`redis://HOST:PORT`: ccache's remote storage shared by every build host; build containers then use "
+        "the host's network; unreachable → one warning, the local ccache alone",
+        shown="empty (local only)",
+    ),
+    "cluster": Setting(
+        "",
+        "a Dask scheduler address (`tcp://HOST:8786`): `bisect`, `history`, `validate` and `collect` send "
+        "their builds and runs to its workers",
+        shown="empty (this machine)",
+    ),
+    "baselines_dir": Setting(
+        "configs/baselines", "where `invoke baseline` writes and `invoke validate` reads baselines"
+    ),
+    "wheelhouse_dir": Setting(
+        "~/.cache/pystats-harness/wheelhouse",
+        "pyperf + psutil (`scripts/make-wheelhouse.sh`), mounted read-only into automated runs; `benchmarks/`: "
+        "pyperformance and the benchmarks' requirements (`scripts/make_benchmark_wheelhouse.py`)",
+    ),
+    "cache_max_size": Setting(
+        "",
+        "e.g. `50G`: after every build, least recently used builds are pruned until the cache fits",
+        shown="empty (no limit)",
+    ),
 }
+
+#: Every setting with its default. tasks.py hands this to ``ns.configure({"pystats": DEFAULTS})``
+#: so that invoke.yaml and INVOKE_PYSTATS_<KEY> environment variables can override each key.
+DEFAULTS: dict[str, Any] = {key: setting.default for key, setting in SETTINGS.items()}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,4 +1,5 @@
-"""One error root; each kind of failure has its own exit code.
+"""One error root; each kind of failure has its own exit code, a member of the registry
+:class:`~pystats_harness.exit_codes.ExitCode` (set by one class; a narrower case inherits it).
 
 Messages are one line: what went wrong, why, and what to try. Errors that callers act on carry
 their facts as attributes (a build failure its phase, log tail and log path; a failed command its
@@ -12,6 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from pystats_harness.exit_codes import ExitCode
 
 _COMPILE_ERROR = re.compile(r"(error:|Error \d+|\*\*\*)")
 
@@ -28,7 +31,7 @@ class FailedCommand:
 class HarnessError(Exception):
     """Root of every error the harness reports to a user."""
 
-    exit_code: int = 1  # each kind sets its own; an error about another one may take that one's
+    exit_code: int = ExitCode.FAILURE  # each kind sets its own; an error about another one may take that one's
 
     def __init__(self, message: str, *, command: FailedCommand | None = None) -> None:
         super().__init__(message)
@@ -42,39 +45,39 @@ class HarnessError(Exception):
 class ConfigError(HarnessError):
     """A setting or argument is invalid."""
 
-    exit_code = 2
+    exit_code = ExitCode.CONFIG_ERROR
 
 
 class RevisionNotFound(HarnessError):
     """A revision does not resolve to a commit in the mirror."""
 
-    exit_code = 3
+    exit_code = ExitCode.REVISION_NOT_FOUND
 
 
 class RevisionUnsupported(HarnessError):
     """A revision has no --enable-pystats (older than CPython 3.11.0a4), or only its first form
     (main 342b93f9f2 .. efd6236d36~1: per-family specialization stats, no PyStats struct)."""
 
-    exit_code = 4
+    exit_code = ExitCode.REVISION_UNSUPPORTED
 
 
 class EngineUnavailable(HarnessError):
     """The Docker engine cannot be reached."""
 
-    exit_code = 5
+    exit_code = ExitCode.ENGINE_UNAVAILABLE
 
 
 class ImageError(HarnessError):
     """The builder image is missing or could not be built."""
 
-    exit_code = 6
+    exit_code = ExitCode.IMAGE_ERROR
 
 
 class BuildFailed(HarnessError):
     """configure, make or make install failed; carries the phase, the log tail, the log path and,
     when the build container was OOM-killed, the memory limit it reached."""
 
-    exit_code = 7
+    exit_code = ExitCode.BUILD_FAILED
 
     def __init__(
         self,
@@ -106,19 +109,19 @@ class BuildFailed(HarnessError):
 class PatchError(HarnessError):
     """A patch does not apply, or the patch series is inconsistent."""
 
-    exit_code = 8
+    exit_code = ExitCode.PATCH_ERROR
 
 
 class VerificationFailed(HarnessError):
     """The behaviour fingerprint of a build differs from the fixed semantics."""
 
-    exit_code = 9
+    exit_code = ExitCode.VERIFICATION_FAILED
 
 
 class MirrorError(HarnessError):
     """The source mirror cannot be created, updated or written."""
 
-    exit_code = 10
+    exit_code = ExitCode.MIRROR_ERROR
 
 
 class CheckoutFailed(MirrorError):
@@ -133,31 +136,31 @@ class CheckoutFailed(MirrorError):
 class ReleaseImportError(HarnessError):
     """A release tarball cannot be imported into the mirror."""
 
-    exit_code = 11
+    exit_code = ExitCode.RELEASE_IMPORT_ERROR
 
 
 class StatsParseError(HarnessError):
     """A stats dump file cannot be parsed."""
 
-    exit_code = 12
+    exit_code = ExitCode.STATS_PARSE_ERROR
 
 
 class NotBuilt(HarnessError):
     """A task needs a cached build that does not exist yet."""
 
-    exit_code = 13
+    exit_code = ExitCode.NOT_BUILT
 
 
 class RunFailed(HarnessError):
     """A run of a built interpreter could not be carried out."""
 
-    exit_code = 14
+    exit_code = ExitCode.RUN_FAILED
 
 
 class DiskFull(HarnessError):
     """The file system of the cache (or of a run) has no space left; nothing half-made is kept."""
 
-    exit_code = 15
+    exit_code = ExitCode.DISK_FULL
 
     def __init__(self, where: Path, what: str) -> None:
         super().__init__(
@@ -193,7 +196,7 @@ class LimitReached(RunFailed):
     """A run was stopped by its process or memory limit (a fork bomb may reach both: each process costs
     memory); carries the limits reached and the run's directory."""
 
-    exit_code = 16
+    exit_code = ExitCode.LIMIT_REACHED
 
     def __init__(self, *, label: str, limits: Sequence[Limit], run_dir: Path) -> None:
         named = " and ".join(f"{limit.resource.value} limit ({limit.value})" for limit in limits)
@@ -236,47 +239,46 @@ class MissingCounters(ConfigError):
 class Interrupted(HarnessError):
     """The user pressed Ctrl-C; everything half-made was cleaned up."""
 
-    exit_code = 130
+    exit_code = ExitCode.INTERRUPTED
 
 
 class ValidationFailed(HarnessError):
-    """`invoke validate` found the collected stats unreliable (base of the kinds below)."""
-
-    exit_code = 20
+    """`invoke validate` found the collected stats unreliable (base of the kinds below, each with its own
+    exit code; never raised itself)."""
 
 
 class FingerprintFailed(ValidationFailed):
     """The build does not behave like fixed pystats."""
 
-    exit_code = 20
+    exit_code = ExitCode.FINGERPRINT_FAILED
 
 
 class CanaryMismatch(ValidationFailed):
     """A canary's family counts are not exact."""
 
-    exit_code = 21
+    exit_code = ExitCode.CANARY_MISMATCH
 
 
 class LeakageFound(ValidationFailed):
     """Automated and manual counts differ, something was counted outside the bracket, or runs interfere."""
 
-    exit_code = 22
+    exit_code = ExitCode.LEAKAGE_FOUND
 
 
 class BaselineMismatch(ValidationFailed):
     """Counters are outside the baseline's tolerance."""
 
-    exit_code = 23
+    exit_code = ExitCode.BASELINE_MISMATCH
 
 
 class NoBaseline(ValidationFailed):
     """No baseline is recorded for this Python version."""
 
-    exit_code = 24
+    exit_code = ExitCode.NO_BASELINE
 
 
 class ValidationPartial(ValidationFailed):
     """`invoke validate --strict`: a step could check only part of what it checks (canaries that cannot
     be counted statically on this revision); without --strict that is reported, not fatal."""
 
-    exit_code = 19
+    exit_code = ExitCode.VALIDATION_PARTIAL

@@ -13,29 +13,32 @@
 Never 255 / -1 for a commit that merely failed to build (bench_runner's child does ``sys.exit(-1)``
 on any exception, which aborts the bisect at the first broken commit).  An unexpected exception is
 taken as a property of that commit and skipped (125); the caller prints its traceback.
+
+The codes and their meanings are declared in :class:`pystats_harness.exit_codes.BisectRunCode`.
 """
 
 from __future__ import annotations
 
 from pystats_harness import errors
 from pystats_harness.bisect.judge import Judge
+from pystats_harness.exit_codes import BisectRunCode
 from pystats_harness.measure.outcome import Outcome, failure_for_error
 
-EXIT_GOOD = 0
-EXIT_BAD = 1
-EXIT_SKIP = 125
-EXIT_ABORT = 128
-EXIT_INTERRUPTED = 130
+EXIT_GOOD = BisectRunCode.GOOD
+EXIT_BAD = BisectRunCode.BAD
+EXIT_SKIP = BisectRunCode.SKIP
+EXIT_ABORT = BisectRunCode.ABORT
+EXIT_INTERRUPTED = BisectRunCode.INTERRUPTED
 
 
-def exit_code(outcome: Outcome, judge: Judge) -> int:
+def exit_code(outcome: Outcome, judge: Judge) -> BisectRunCode:
     """0 if the outcome is good, 1 if bad, 125 if it has no usable value."""
     if not outcome.usable:
         return EXIT_SKIP
     return EXIT_BAD if judge.is_bad(outcome.number) else EXIT_GOOD
 
 
-def exit_code_for_error(exc: BaseException) -> int:
+def exit_code_for_error(exc: BaseException) -> BisectRunCode:
     """125 for a per-commit problem; 130 for Ctrl-C; 128 (abort) for a problem with the setup."""
     if isinstance(exc, (KeyboardInterrupt, errors.Interrupted)):
         return EXIT_INTERRUPTED

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pystats_harness.errors import HarnessError
+from pystats_harness.exit_codes import ExitCode
 
 
 class ClusterUnavailable(HarnessError):
     """The configured Dask scheduler does not answer (or has no usable worker); nothing was started."""
 
-    exit_code = 18
+    exit_code = ExitCode.CLUSTER_UNAVAILABLE
 
     def __init__(self, message: str, *, address: str) -> None:
         super().__init__(message)

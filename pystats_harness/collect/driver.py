@@ -30,6 +30,7 @@ from pystats_harness.collect import exactness, one, overhead, report
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect.trust import Verdict
 from pystats_harness.errors import ConfigError, HarnessError, Interrupted
+from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_text_atomic
 from pystats_harness.measure.suiteconfig import SuiteConfig
@@ -103,7 +104,8 @@ def _one(
         options = one.Options(request.processes, request.manual, declared)
         return one.measure(ctx, entry, bench, place, loops, out, options, suite, phase, nulls(place)), loops
     except HarnessError as exc:
-        if isinstance(exc, Interrupted | ConfigError) or exc.exit_code in (5, 15):
+        gone = exc.exit_code in (ExitCode.ENGINE_UNAVAILABLE, ExitCode.DISK_FULL)  # here or on a cluster worker
+        if isinstance(exc, Interrupted | ConfigError) or gone:
             raise  # the engine or the disk is gone, or the input is wrong: no point going on
         return one.failed(bench, exc, time.perf_counter() - start, loops), loops
 

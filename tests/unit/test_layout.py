@@ -19,6 +19,7 @@ PACKAGE = ROOT / "pystats_harness"
 #: capabilities (validate, collect, bisect, history) stand side by side over the shared layers.
 LAYERS = {
     "errors": 0,
+    "exit_codes": 0,
     "config": 0,
     "console": 0,
     "resources": 0,

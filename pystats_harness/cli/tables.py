@@ -1,0 +1,108 @@
+"""The README's tables that mirror code, generated from it: exit codes from
+:class:`~pystats_harness.exit_codes.ExitCode`, settings from :data:`pystats_harness.config.SETTINGS`.
+
+Each table sits between ``<!-- BEGIN GENERATED <name> -->`` and ``<!-- END GENERATED <name> -->``::
+
+    python3 -m pystats_harness.cli.tables --write README.md   # rewrite the tables
+    python3 -m pystats_harness.cli.tables --check README.md   # exit 1 naming each stale table
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from pystats_harness.config import SETTINGS, Setting
+from pystats_harness.exit_codes import ExitCode
+
+PROG = "python3 -m pystats_harness.cli.tables"
+
+
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def exit_codes_table() -> str:
+    """code | meaning, one row per member of the registry, in order."""
+    rows = [_row(str(code.value), code.meaning) for code in sorted(ExitCode)]
+    return "\n".join(["| code | meaning |", "|---:|---|", *rows])
+
+
+def shown_default(setting: Setting) -> str:
+    """The default as the table shows it: its own words, a bare number or boolean, else the value as code."""
+    if setting.shown:
+        return setting.shown
+    if setting.default.isdigit() or setting.default in ("true", "false"):
+        return setting.default
+    return f"`{setting.default}`"
+
+
+def settings_table() -> str:
+    """setting | default | meaning, one row per setting, in the order they are declared."""
+    rows = [_row(f"`{key}`", shown_default(setting), setting.meaning) for key, setting in SETTINGS.items()]
+    return "\n".join(["| setting | default | meaning |", "|---|---|---|", *rows])
+
+
+TABLES: dict[str, Callable[[], str]] = {"exit-codes": exit_codes_table, "settings": settings_table}
+
+
+def _block(name: str, text: str) -> tuple[int, int] | None:
+    """Where the body of table ``name``'s one generated block is in ``text`` (None: no such block)."""
+    begin, end = f"<!-- BEGIN GENERATED {name} -->\n", f"<!-- END GENERATED {name} -->"
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        return None
+    return text.index(begin) + len(begin), text.index(end)
+
+
+def _body(table: Callable[[], str]) -> str:
+    """A table between blank lines, so that the markers around it never join it."""
+    return f"\n{table()}\n\n"
+
+
+def rendered(text: str) -> str:
+    """``text`` with every table's block rewritten; ValueError naming a table whose markers are missing."""
+    for name, table in TABLES.items():
+        where = _block(name, text)
+        if where is None:
+            raise ValueError(f"no <!-- BEGIN GENERATED {name} --> ... <!-- END GENERATED {name} --> block")
+        text = f"{text[: where[0]]}{_body(table)}{text[where[1] :]}"
+    return text
+
+
+def stale(text: str) -> list[str]:
+    """The tables whose block in ``text`` differs from what the code generates, or is missing."""
+    blocks = {name: _block(name, text) for name in TABLES}
+    return [name for name, at in blocks.items() if at is None or text[at[0] : at[1]] != _body(TABLES[name])]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=PROG, description="Rewrite or check the README's generated tables.")
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--write", type=Path, metavar="README", help="rewrite the generated tables in place")
+    action.add_argument("--check", type=Path, metavar="README", help="exit 1 naming each stale table")
+    args = parser.parse_args(argv)
+    path: Path = args.write or args.check
+    text = path.read_text()
+    if args.check:
+        names = stale(text)
+        for name in names:
+            print(
+                f"{path}: the {name} table is stale (or its markers are missing); run `{PROG} --write {path}`",
+                file=sys.stderr,
+            )
+        return ExitCode.FAILURE if names else ExitCode.SUCCESS
+    try:
+        new = rendered(text)
+    except ValueError as exc:
+        print(f"{path}: {exc}; add the markers around the table", file=sys.stderr)
+        return ExitCode.CONFIG_ERROR
+    if new != text:
+        path.write_text(new)
+    print(f"{path}: the {' and '.join(TABLES)} tables {'rewritten' if new != text else 'were up to date'}")
+    return ExitCode.SUCCESS
+
+
+if __name__ == "__main__":
+    sys.exit(main())

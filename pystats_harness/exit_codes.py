@@ -1,0 +1,97 @@
+"""Every exit code, once, with what it means: the registry the README's table is generated from.
+
+:class:`ExitCode` holds the harness's codes. Each error class in :mod:`pystats_harness.errors` (and the
+``errors`` modules of collect, cluster and pyperformance) names its member (``exit_code =
+ExitCode.NOT_BUILT``); a code is set by one class only, and a narrower case of it (``NoUsableWorker``
+under ``ClusterUnavailable``) inherits it. ``tests/unit/test_exit_codes.py`` holds all of that.
+
+:class:`BisectRunCode` is a different protocol: what ``git bisect run`` reads from ``invoke
+bisect-run`` (see :mod:`pystats_harness.bisect.exitcodes`). Its numbers overlap the harness's codes
+(1, 130) and mean something else there, so the two are never mixed.
+
+Regenerate the README's tables after a change: ``python3 -m pystats_harness.cli.tables --write README.md``.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class _Coded(enum.IntEnum):
+    """An exit code with its meaning, declared together: ``NAME = code, "meaning"``."""
+
+    meaning: str
+
+    def __new__(cls, value: int, meaning: str = "") -> _Coded:  # lookup by value passes the code alone
+        member = int.__new__(cls, value)
+        member._value_ = value
+        member.meaning = meaning
+        return member
+
+
+@enum.unique
+class ExitCode(_Coded):
+    """The harness's exit codes (the README's wording)."""
+
+    SUCCESS = 0, "success"
+    FAILURE = (
+        1,
+        "any other failure (e.g. `cache verify` found a damaged build; an unexpected error shows its traceback)",
+    )
+    CONFIG_ERROR = 2, "bad setting or argument"
+    REVISION_NOT_FOUND = 3, "revision not found in the mirror"
+    REVISION_UNSUPPORTED = (
+        4,
+        "revision has no `--enable-pystats` (older than 3.11.0a4), or only its first two days "
+        "(main `342b93f9f2` .. `efd6236d36~1`: no `PyStats` struct)",
+    )
+    ENGINE_UNAVAILABLE = 5, "Docker engine not reachable"
+    IMAGE_ERROR = 6, "builder image missing or failed to build"
+    BUILD_FAILED = 7, "configure / make / make install failed (last 30 log lines + log path shown)"
+    PATCH_ERROR = 8, "a patch does not apply (nothing applied)"
+    VERIFICATION_FAILED = 9, "behaviour fingerprint differs from the fixed semantics"
+    MIRROR_ERROR = 10, "mirror cannot be created or fetched"
+    RELEASE_IMPORT_ERROR = 11, "release tarball cannot be imported"
+    STATS_PARSE_ERROR = 12, "stats dump cannot be parsed"
+    NOT_BUILT = 13, "the task needs a build that is not cached yet"
+    RUN_FAILED = 14, "a run could not be carried out (e.g. timed out)"
+    DISK_FULL = 15, "no space left on the cache's file system (nothing half-made is kept)"
+    LIMIT_REACHED = 16, "a run reached its process or memory limit (`run_pids`, `run_memory`)"
+    WHEEL_MISSING = (
+        17,
+        "a package a benchmark needs is not in the wheelhouse (the line names it and the command that fetches it)",
+    )
+    CLUSTER_UNAVAILABLE = 18, "the configured Dask scheduler (`cluster`) does not answer; nothing was started"
+    VALIDATION_PARTIAL = (
+        19,
+        "validate `--strict`: a step is `partial` (canaries that cannot be counted statically on this revision)",
+    )
+    FINGERPRINT_FAILED = 20, "validate: behaviour fingerprint failed"
+    CANARY_MISMATCH = 21, "validate: a canary's counts are not exact"
+    LEAKAGE_FOUND = 22, "validate: leakage (automated ≠ manual, counts outside the bracket, or runs not isolated)"
+    BASELINE_MISMATCH = 23, "validate: counters outside the baseline's tolerance"
+    NO_BASELINE = 24, "validate `--require-baseline`: no baseline recorded for this Python version"
+    COLLECT_FAILED = 25, "collect: a benchmark failed to run (the others ran; the report names each)"
+    COLLECT_UNTRUSTED = 26, "collect: a benchmark's stats are not trustworthy (the trust table names each)"
+    COLLECT_PARTIAL = (
+        27,
+        "collect `--strict`: a benchmark is `partial` (a check could not run; the trust table says which and why)",
+    )
+    MIXED_BUILDS = (
+        28,
+        "collect on a cluster: the workers measured with different builds (named with their build keys); "
+        "nothing is written",
+    )
+    INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
+
+
+@enum.unique
+class BisectRunCode(_Coded):
+    """What ``invoke bisect-run`` tells ``git bisect run``: 0 good, 1–127 but 125 bad, 125 skip, and
+    128 or more aborts the bisect."""
+
+    GOOD = 0, "the commit is good"
+    BAD = 1, "the commit is bad"
+    SKIP = 125, "skip: the commit cannot be checked out, patched, built or measured"
+    ABORT = 128, "setup problem (the same at every commit): aborts the bisect"
+    INTERRUPTED = 130, "interrupted (Ctrl-C): aborts the bisect"
