@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from pystats_harness.bisect.driver import measure_rev
-from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code, exit_code_for_error
+from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_BAD, EXIT_GOOD, EXIT_SKIP, exit_code, exit_code_for_error
 from pystats_harness.bisect.judge import Direction, Judge, parse_direction
 from pystats_harness.cli.bisect import RichProgress
 from pystats_harness.cli.common import number
@@ -88,7 +88,7 @@ def bisect_run(
         return code
     code = exit_code(rec.outcome, judge)
     o = rec.outcome
-    state = {0: "good", 1: "bad", 125: f"skip ({o.reason})"}[code]
+    state = {EXIT_GOOD: "good", EXIT_BAD: "bad", EXIT_SKIP: f"skip ({o.reason})"}[code]
     stdout_console().print(
         f"bisect-run {rec.commit.short} {escape(rec.commit.subject[:60])}: "
         f"{f'{o.value:.6g}' if o.usable else '–'} → {escape(state)} ({judge.describe()}; "

@@ -14,6 +14,7 @@ from pystats_harness.cli.common import number
 from pystats_harness.cli.shell import exit_with, harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError, HarnessError
+from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
 
@@ -113,11 +114,11 @@ def cache(
     if action == "list":
         show(ctx)
     elif action == "verify":
-        return 1 if verify(ctx) else 0
+        return ExitCode.FAILURE if verify(ctx) else ExitCode.SUCCESS
     else:
         size = prune.parse_size(max_size) if max_size else None
         run_prune(ctx, prune.Policy(keep=keep, max_size=size, older_than_days=older_than), dry_run=dry_run)
-    return 0
+    return ExitCode.SUCCESS
 
 
 # The tasks (tasks.py lists them): options declared once, with their help, above the function each calls.
