@@ -176,14 +176,14 @@ def _runs_and_reports(settings: Settings, keys: Iterable[str], kept: set[str], n
         orphan = owner not in alive and now - run.stat().st_mtime > ORPHAN_RUN_AGE
         if owner in gone or orphan:
             freed["runs"] += _remove_tree(run)
-    for report in (settings.cache_dir / "validate").glob("*/validation.json"):
+    for report in settings.paths.validate_reports.glob("*/validation.json"):
         try:
             key = json.loads(report.read_text())["metadata"].get("build_key", "")
         except (OSError, ValueError, KeyError, AttributeError):
             continue
         if key[:8] in gone:
             freed["reports"] += _remove_tree(report.parent)
-    for site in (settings.cache_dir / "sites" / key for key in keys):  # collect's installs, per build
+    for site in (settings.paths.sites / key for key in keys):  # collect's installs, per build
         freed["sites"] += _remove_tree(site) if site.is_dir() else 0
     return freed
 
@@ -191,7 +191,7 @@ def _runs_and_reports(settings: Settings, keys: Iterable[str], kept: set[str], n
 def _lanes(settings: Settings, kept: Sequence[EntryInfo]) -> int:
     """Lanes (reused build directories) of build groups that no remaining entry belongs to; none while
     an entry made before groups were recorded remains (its group is unknown)."""
-    root = settings.cache_dir / "lanes"
+    root = settings.paths.lanes
     if not root.is_dir() or not all(e.group for e in kept):
         return 0
     needed = {e.group for e in kept}
