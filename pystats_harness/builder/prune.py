@@ -25,6 +25,7 @@ from pystats_harness.builder.cache import MARKER, CacheEntry
 from pystats_harness.config import Settings
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
+from pystats_harness.paths import Area, CachePaths
 
 #: Runs of a build in progress (fingerprint probes) are named after its staging directory; a run
 #: that no entry owns is removed only once it is this old, so a build in progress keeps its runs.
@@ -95,6 +96,19 @@ def du(path: Path) -> int:
             with contextlib.suppress(OSError):
                 total += os.lstat(os.path.join(dirpath, name)).st_size
     return total
+
+
+def area_sizes(paths: CachePaths) -> list[tuple[Area, int]]:
+    """Bytes in each area of the cache apart from the areas within it (``bisect/`` without
+    ``bisect/results/``, which has its own), so that they add up."""
+    located = paths.areas()
+    total = {area.name: du(path) for area, path in located}
+    own = dict(total)
+    for inner, _ in located:
+        around = [a for a, _ in located if inner.inside(a)]
+        if around:  # counted once, in the nearest area around it
+            own[max(around, key=lambda a: len(a.relative)).name] -= total[inner.name]
+    return [(area, own[area.name]) for area, _ in located]
 
 
 def _info(builds_dir: Path, path: Path) -> EntryInfo:
