@@ -50,7 +50,7 @@ class CachePaths:
     mirror = Area("cpython.git", "the bare CPython mirror")
     builds = Area("builds", "built interpreters, one per build key, and their locks")
     worktrees = Area("worktrees", "checkouts of builds in progress")
-    lanes = Area("lanes", "lanes: reused build directories, per build group")
+    lanes = Area("lanes", "reused build directories, per build group")
     configure_cache = Area("configure-cache", "configure's cached answers, per build group")
     build_logs = Area("logs", "logs of failed builds")
     runs = Area("runs", "each run's output and stats files")

@@ -25,7 +25,7 @@ def _space(ctx: Context) -> list[tuple[str, str, str]]:
     """(where, size, what it holds): every area of the cache (pystats_harness/paths.py), then ccache."""
     s = ctx.settings
     rows = [(f"{area.relative}/", prune.human(size), area.holds) for area, size in prune.area_sizes(s.paths)]
-    where, holds = f"volume {s.ccache_volume}", "ccache: compiled objects shared by every build"
+    where, holds = "ccache", f"compiled objects shared by every build (volume {s.ccache_volume})"
     try:
         size = engine.volume_size(ctx.docker, s.ccache_volume)
         rows.append((where, prune.human(size) if size is not None else "not created", holds))
