@@ -98,7 +98,7 @@ def _cluster_run(settings: Any, base: Path, k: int, work: Callable[[Any], Any]) 
     from pystats_harness.infra.context import Context
 
     # every K starts without this machine's result cache (it would answer the later runs without a worker)
-    shutil.rmtree(settings.cache_dir / "bisect" / "results", ignore_errors=True)
+    shutil.rmtree(settings.paths.measured_results, ignore_errors=True)
     with local_cluster(settings, base, k) as cluster:
         with Cluster[object, object](cluster.address, min_workers=k):
             pass

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.errors import ConfigError
+from pystats_harness.paths import CachePaths
 from pystats_harness.resources import PROJECT_ROOT
 
 
@@ -119,24 +120,30 @@ class Settings:
     cache_max_size: str  # "" = no limit; else e.g. "50G": pruned to it after every build
 
     @property
+    def paths(self) -> CachePaths:
+        """Every area under ``cache_dir`` (pystats_harness/paths.py names them)."""
+        return CachePaths(self.cache_dir)
+
+    # The areas most code reads, under the names it has always used.
+    @property
     def mirror_dir(self) -> Path:
-        return self.cache_dir / "cpython.git"
+        return self.paths.mirror
 
     @property
     def builds_dir(self) -> Path:
-        return self.cache_dir / "builds"
+        return self.paths.builds
 
     @property
     def runs_dir(self) -> Path:
-        return self.cache_dir / "runs"
+        return self.paths.runs
 
     @property
     def worktrees_dir(self) -> Path:
-        return self.cache_dir / "worktrees"
+        return self.paths.worktrees
 
     @property
     def configure_cache_dir(self) -> Path:
-        return self.cache_dir / "configure-cache"
+        return self.paths.configure_cache
 
     @property
     def make_jobs(self) -> int:

@@ -117,7 +117,7 @@ def _run_build_container(ctx: Context, plan: BuildPlan, ws: Workspace) -> dict[s
         status = container.wait()
         oom_killed = status != 0 and container.oom_killed()
     if status != 0:
-        failed_log = settings.cache_dir / "logs" / f"{plan.key}-{time.strftime('%Y%m%dT%H%M%S')}.log"
+        failed_log = settings.paths.build_logs / f"{plan.key}-{time.strftime('%Y%m%dT%H%M%S')}.log"
         failed_log.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(log_path, failed_log)
         raise BuildFailed(
@@ -162,7 +162,7 @@ def _compile(ctx: Context, plan: BuildPlan, mirror: Mirror, worktree: Path, stag
     group = build_group(plan, (worktree / "configure.ac").read_text(errors="replace"))
     confcache = settings.configure_cache_dir / group
     confcache.mkdir(parents=True, exist_ok=True)
-    with lanes.acquire(settings.cache_dir / "lanes", group, mirror, plan.commit.sha, worktree, patched) as lane:
+    with lanes.acquire(settings.paths.lanes, group, mirror, plan.commit.sha, worktree, patched) as lane:
         checkout_s = time.perf_counter() - t0
         ctx.reporter.phase("checkout", checkout_s)
         shared = remote.resolve(settings.ccache_remote, ctx.reporter)

@@ -58,8 +58,8 @@ def bootstrap_base(ctx: Context, on_line: Callable[[str], None]) -> str:
     if shutil.which("debootstrap") is None:
         raise ImageError("debootstrap is not installed; run `apt-get install debootstrap` (or scripts/install-host.sh)")
     mirror = settings.debian_mirror or debian_mirror_from_apt(suite=settings.debian_suite)
-    settings.cache_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="rootfs-", dir=settings.cache_dir) as tmp:
+    settings.paths.bootstrap_rootfs.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="rootfs-", dir=settings.paths.bootstrap_rootfs) as tmp:
         rootfs = Path(tmp) / "rootfs"
         cmd = [
             "debootstrap",

@@ -25,6 +25,7 @@ from pystats_harness.builder.cache import MARKER, CacheEntry
 from pystats_harness.config import Settings
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
+from pystats_harness.paths import Area, CachePaths
 
 #: Runs of a build in progress (fingerprint probes) are named after its staging directory; a run
 #: that no entry owns is removed only once it is this old, so a build in progress keeps its runs.
@@ -95,6 +96,19 @@ def du(path: Path) -> int:
             with contextlib.suppress(OSError):
                 total += os.lstat(os.path.join(dirpath, name)).st_size
     return total
+
+
+def area_sizes(paths: CachePaths) -> list[tuple[Area, int]]:
+    """Bytes in each area of the cache apart from the areas within it (``bisect/`` without
+    ``bisect/results/``, which has its own), so that they add up."""
+    located = paths.areas()
+    total = {area.name: du(path) for area, path in located}
+    own = dict(total)
+    for inner, _ in located:
+        around = [a for a, _ in located if inner.inside(a)]
+        if around:  # counted once, in the nearest area around it
+            own[max(around, key=lambda a: len(a.relative)).name] -= total[inner.name]
+    return [(area, own[area.name]) for area, _ in located]
 
 
 def _info(builds_dir: Path, path: Path) -> EntryInfo:
@@ -176,14 +190,14 @@ def _runs_and_reports(settings: Settings, keys: Iterable[str], kept: set[str], n
         orphan = owner not in alive and now - run.stat().st_mtime > ORPHAN_RUN_AGE
         if owner in gone or orphan:
             freed["runs"] += _remove_tree(run)
-    for report in (settings.cache_dir / "validate").glob("*/validation.json"):
+    for report in settings.paths.validate_reports.glob("*/validation.json"):
         try:
             key = json.loads(report.read_text())["metadata"].get("build_key", "")
         except (OSError, ValueError, KeyError, AttributeError):
             continue
         if key[:8] in gone:
             freed["reports"] += _remove_tree(report.parent)
-    for site in (settings.cache_dir / "sites" / key for key in keys):  # collect's installs, per build
+    for site in (settings.paths.sites / key for key in keys):  # collect's installs, per build
         freed["sites"] += _remove_tree(site) if site.is_dir() else 0
     return freed
 
@@ -191,7 +205,7 @@ def _runs_and_reports(settings: Settings, keys: Iterable[str], kept: set[str], n
 def _lanes(settings: Settings, kept: Sequence[EntryInfo]) -> int:
     """Lanes (reused build directories) of build groups that no remaining entry belongs to; none while
     an entry made before groups were recorded remains (its group is unknown)."""
-    root = settings.cache_dir / "lanes"
+    root = settings.paths.lanes
     if not root.is_dir() or not all(e.group for e in kept):
         return 0
     needed = {e.group for e in kept}

@@ -25,24 +25,16 @@ def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
 
 
-def _space(ctx: Context) -> list[tuple[str, str]]:
+def _space(ctx: Context) -> list[tuple[str, str, str]]:
+    """(where, size, what it holds): every area of the cache (pystats_harness/paths.py), then ccache."""
     s = ctx.settings
-    rows = [
-        (name, prune.human(prune.du(path)))
-        for name, path in (
-            ("lanes (reused build directories)", s.cache_dir / "lanes"),
-            ("runs", s.runs_dir),
-            ("reports (validate, bisect)", s.cache_dir / "validate"),
-            ("bisect results and reports", s.cache_dir / "bisect"),
-            ("failed build logs", s.cache_dir / "logs"),
-            ("mirror", s.mirror_dir),
-        )
-    ]
+    rows = [(f"{area.relative}/", prune.human(size), area.holds) for area, size in prune.area_sizes(s.paths)]
+    where, holds = "ccache", f"compiled objects shared by every build (volume {s.ccache_volume})"
     try:
         size = engine.volume_size(ctx.docker, s.ccache_volume)
-        rows.append((f"ccache (volume {s.ccache_volume})", prune.human(size) if size is not None else "not created"))
+        rows.append((where, prune.human(size) if size is not None else "not created", holds))
     except HarnessError as exc:
-        rows.append((f"ccache (volume {s.ccache_volume})", f"unknown: {exc}"))
+        rows.append((where, f"unknown: {exc}", holds))
     return rows
 
 
@@ -67,8 +59,9 @@ def show(ctx: Context) -> None:
     out.print(table)
     total = sum(e.size for e in entries)
     out.print(f"{len(entries)} build(s), {prune.human(total)}")
-    for name, size in _space(ctx):
-        out.print(f"{name:<36} {size}")
+    out.print(f"space in {escape(str(ctx.settings.cache_dir))}:")
+    for where, size, holds in _space(ctx):
+        out.print(f"  {escape(where):<18} {escape(size):>9}  {escape(holds)}")
 
 
 def verify(ctx: Context) -> int:

@@ -86,7 +86,7 @@ def collect_unit(unit: CollectUnit) -> CollectResult | Unfit:
 
 
 def _in_scratch(ctx: Context, unit: CollectUnit, name: str) -> CollectResult:
-    scratch = ctx.settings.cache_dir / "cluster-units" / f"collect-{uuid.uuid4().hex[:12]}"
+    scratch = ctx.settings.paths.unit_scratch / f"collect-{uuid.uuid4().hex[:12]}"
     try:
         return _measure(ctx, unit, scratch, name)
     finally:

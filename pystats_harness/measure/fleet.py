@@ -65,7 +65,7 @@ class ClientResults:
 
     def __init__(self, ctx: Context, metric: Metric, workloads: Sequence[Workload]) -> None:
         self.ctx, self.metric, self.workloads = ctx, metric, list(workloads)
-        self.cache = ResultCache(ctx.settings.cache_dir / "bisect" / "results")
+        self.cache = ResultCache(ctx.settings.paths.measured_results)
 
     def _key(self, commit: CommitInfo) -> str | None:
         try:

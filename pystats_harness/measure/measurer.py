@@ -85,7 +85,7 @@ class Measurer:
 
     def __init__(self, ctx: Context, metric: Metric, workload: Workload) -> None:
         self.ctx, self.metric, self.workload = ctx, metric, workload
-        self.cache = ResultCache(ctx.settings.cache_dir / "bisect" / "results")
+        self.cache = ResultCache(ctx.settings.paths.measured_results)
         self.builds = 0  # builds that ran (build-cache misses), failed ones included
 
     def measure(self, commit: CommitInfo) -> Measured:

@@ -125,7 +125,7 @@ def _check(r: RunResult, what: str) -> RunResult:
 
 
 def run_manual(ctx: Context, entry: CacheEntry, workload: str, shape: Shape) -> PathRun:
-    mounts, target = workload_mounts(workload, ctx.settings.cache_dir / "scripts")
+    mounts, target = workload_mounts(workload, ctx.settings.paths.run_scripts)
     args = (
         "-B",
         f"{SUITE_MOUNT}/manual.py",
@@ -148,7 +148,7 @@ def run_automated(ctx: Context, entry: CacheEntry, workload: str, shape: Shape, 
             "pyperf --hook pystats cannot bracket anything here: the interpreter has no sys._stats_on "
             "(pyperf raises HookError; older pyperf silently collected whole processes)"
         )
-    mounts, target = workload_mounts(workload, ctx.settings.cache_dir / "scripts")
+    mounts, target = workload_mounts(workload, ctx.settings.paths.run_scripts)
     args = ["-B", f"{SUITE_MOUNT}/automated.py", target, "--loops", str(shape.loops), "--values", str(shape.values)]
     args += ["--warmups", str(shape.warmups), "--processes", str(shape.processes), "--site", SITE_MOUNT]
     args += ["-q", "-o", "/tmp/pyperf.json", *(["--leak"] if leak else [])]

@@ -71,7 +71,7 @@ def _workload(ctx: Context, name: str, loops: int, scripts: dict[str, bytes]) ->
     if name not in scripts:
         return resolve_workload(name, loops, ctx)
     data = scripts[name]
-    path = ctx.settings.cache_dir / "cluster" / "scripts" / hashlib.sha256(data).hexdigest()[:16] / Path(name).name
+    path = ctx.settings.paths.unit_scripts / hashlib.sha256(data).hexdigest()[:16] / Path(name).name
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
         write_bytes_atomic(path, data)

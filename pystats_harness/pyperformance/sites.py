@@ -64,7 +64,7 @@ def _readable(root: Path) -> None:
 def benchmark_data_dir(ctx: Context) -> Path:
     """pyperformance's ``data-files/benchmarks`` (``bm_*/``, MANIFEST), extracted once from its wheel."""
     wheelhouse = read_wheelhouse(ctx.settings.wheelhouse_dir)
-    base = ctx.settings.cache_dir / "pyperformance" / wheelhouse.pyperformance_version
+    base = ctx.settings.paths.pyperformance / wheelhouse.pyperformance_version
     if (base / MARKER).is_file():
         return base / "benchmarks"
     base.parent.mkdir(parents=True, exist_ok=True)
@@ -88,7 +88,7 @@ def benchmark_data_dir(ctx: Context) -> Path:
 
 
 def _empty_site(ctx: Context) -> SiteReady:
-    path = ctx.settings.cache_dir / "sites" / "empty"
+    path = ctx.settings.paths.sites / "empty"
     path.mkdir(parents=True, exist_ok=True)
     return SiteReady(path)
 
@@ -112,7 +112,7 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
     plan = wheelhouse.plan(python_version, benchmark_dir)
     if isinstance(plan, Unavailable):
         return SiteSkipped(plan.package, plan.reason)
-    final = ctx.settings.cache_dir / "sites" / entry.key / f"{benchmark_dir}-{plan.digest()}-{SITE_RECIPE}"
+    final = ctx.settings.paths.sites / entry.key / f"{benchmark_dir}-{plan.digest()}-{SITE_RECIPE}"
     found = _cached(final)
     if found is not None:
         return found

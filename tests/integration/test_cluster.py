@@ -49,7 +49,7 @@ def cluster(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Itera
     base = tmp_path_factory.mktemp("cluster")
     # the local bisect tests measured this series on this machine, and a cluster client answers from its
     # own result cache first: start without it, so that these tests measure on the workers
-    shutil.rmtree(harness.settings.cache_dir / "bisect" / "results", ignore_errors=True)
+    shutil.rmtree(harness.settings.paths.measured_results, ignore_errors=True)
     hidden = base / "no-harness"  # a real worker whose Python cannot import pystats_harness
     hidden.mkdir()
     (hidden / "sitecustomize.py").write_text("import sys\n\nsys.modules['pystats_harness'] = None\n")

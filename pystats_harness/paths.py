@@ -1,0 +1,77 @@
+"""Every place the harness writes under its cache directory, named once.
+
+Each area is one line in :class:`CachePaths`: its path relative to the cache root and what it holds.
+``CachePaths(root).builds`` is a :class:`~pathlib.Path`; ``CachePaths.builds`` (on the class) is the
+:class:`Area` itself; :meth:`CachePaths.areas` lists them all in the order declared (what
+``invoke cache list`` shows). A new area is one more line here and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import overload
+
+
+class Area:
+    """One area under the cache root, declared as a class attribute of :class:`CachePaths`."""
+
+    def __init__(self, relative: str, holds: str) -> None:
+        self.relative = relative  # "/"-separated, under the root
+        self.holds = holds  # what it holds, in a few words (the cache list table)
+        self.name = ""  # the attribute name, set by __set_name__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Area: ...
+
+    @overload
+    def __get__(self, obj: CachePaths, owner: type | None = None) -> Path: ...
+
+    def __get__(self, obj: CachePaths | None, owner: type | None = None) -> Area | Path:
+        return self if obj is None else obj.root / self.relative
+
+    def inside(self, other: Area) -> bool:
+        """Whether this area lies within ``other`` (``bisect/results`` within ``bisect``)."""
+        return self.relative.startswith(f"{other.relative}/")
+
+    def __repr__(self) -> str:
+        return f"Area({self.name}: {self.relative!r})"
+
+
+@dataclass(frozen=True)
+class CachePaths:
+    """The areas of one cache root (``pystats.cache_dir``)."""
+
+    root: Path
+
+    mirror = Area("cpython.git", "the bare CPython mirror")
+    builds = Area("builds", "built interpreters, one per build key, and their locks")
+    worktrees = Area("worktrees", "checkouts of builds in progress")
+    lanes = Area("lanes", "reused build directories, per build group")
+    configure_cache = Area("configure-cache", "configure's cached answers, per build group")
+    build_logs = Area("logs", "logs of failed builds")
+    runs = Area("runs", "each run's output and stats files")
+    run_scripts = Area("scripts", "workload scripts copied for runs (readable by nobody)")
+    pyperformance = Area("pyperformance", "pyperformance's benchmarks, extracted from its wheel")
+    sites = Area("sites", "benchmark requirements installed per build (collect)")
+    validate_reports = Area("validate", "validate reports (default --out)")
+    collect_outputs = Area("collect", "collect outputs (default --out)")
+    history_reports = Area("history", "history reports (default --out)")
+    bisect_reports = Area("bisect", "bisect reports (default --out)")
+    measured_results = Area("bisect/results", "measured results reused by bisect and history")
+    unit_scripts = Area("cluster/scripts", "workload scripts sent with units (on a worker)")
+    unit_scratch = Area("cluster-units", "scratch of collect units (on a worker)")
+    local_cluster = Area("cluster-local", "caches and logs of `invoke cluster-local`'s workers")
+    bootstrap_rootfs = Area("bootstrap", "debootstrap's rootfs while `invoke image --bootstrap` runs")
+
+    @classmethod
+    def declared(cls) -> tuple[Area, ...]:
+        """Every area, in the order declared."""
+        return tuple(value for value in vars(cls).values() if isinstance(value, Area))
+
+    def areas(self) -> tuple[tuple[Area, Path], ...]:
+        """Every area with its path under this root, in the order declared."""
+        return tuple((area, self.root / area.relative) for area in self.declared())
