@@ -30,7 +30,9 @@ class Setting:
 #: load_settings() validates with one clear line instead.
 SETTINGS: dict[str, Setting] = {
     "cache_dir": Setting(
-        "~/.cache/pystats-harness", "mirror (`cpython.git`), `builds/`, `runs/`, configure cache, failed logs"
+        "~/.cache/pystats-harness",
+        "mirror (`cpython.git`), `builds/`, `runs/`, reports and the rest: `invoke cache list` shows every area "
+        "(`pystats_harness/paths.py`)",
     ),
     "mirror_remote": Setting(
         "https://github.com/python/cpython.git",

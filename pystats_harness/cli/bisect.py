@@ -113,7 +113,7 @@ class RichProgress(Progress):
 
 def default_out(settings: Settings, workload: str) -> Path:
     stem = Path(workload).stem if workload.endswith(".py") else workload
-    return settings.cache_dir / "bisect" / f"{time.strftime('%Y%m%dT%H%M%S')}-{stem}"
+    return settings.paths.bisect_reports / f"{time.strftime('%Y%m%dT%H%M%S')}-{stem}"
 
 
 def write_outputs(run: BisectRun, out: Path) -> dict[str, Path]:

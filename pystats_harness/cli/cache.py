@@ -119,7 +119,7 @@ def cache(
 
 @harness_task(
     help={
-        "action": "list: every build with size and last use, and the space of lanes, runs, reports and ccache; verify: check every build against its recorded contents, mark damaged ones invalid; prune: remove least recently used builds with their runs and reports",
+        "action": "list: every build with size and last use, and the space of every area of the cache (runs, lanes, reports, sites, …) and of ccache; verify: check every build against its recorded contents, mark damaged ones invalid; prune: remove least recently used builds with their runs and reports",
         "keep": "prune: keep this many most recently used builds",
         "max_size": "prune: remove least recently used builds until the rest fits, e.g. 20G",
         "older_than": "prune: remove builds not used for this many days",

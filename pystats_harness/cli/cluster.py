@@ -21,7 +21,7 @@ def cluster_local(ctx: Context, workers: str) -> None:
         raise ConfigError(f"--workers {workers!r} is not a number; give how many workers to start (e.g. 2)") from None
     if count < 1:
         raise ConfigError(f"--workers {count}: start at least one worker")
-    base = ctx.settings.cache_dir / "cluster-local"
+    base = ctx.settings.paths.local_cluster
     reporter = ctx.reporter
     with local_cluster(ctx.settings, base, count) as cluster:
         with Cluster[object, object](cluster.address, min_workers=count) as client:

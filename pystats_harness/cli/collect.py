@@ -53,7 +53,7 @@ def run_collect(
     driver.check_request(chosen, jobs, processes, Path(out).resolve() if out else None)
     commit = resolve(ctx, rev)
     stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{commit.rev.replace('/', '_')}"
-    out_dir = Path(out).resolve() if out else ctx.settings.cache_dir / "collect" / stamp
+    out_dir = Path(out).resolve() if out else ctx.settings.paths.collect_outputs / stamp
     request = driver.Request(chosen, jobs, processes, fixed, out_dir, manual)
     outcomes = run_dispatched(
         ctx,

@@ -60,7 +60,7 @@ def history(
     target = (
         Path(out)
         if out
-        else ctx.settings.cache_dir / "history" / f"{time.strftime('%Y%m%dT%H%M%S')}-{run.label.replace(',', '+')[:60]}"
+        else ctx.settings.paths.history_reports / f"{time.strftime('%Y%m%dT%H%M%S')}-{run.label.replace(',', '+')[:60]}"
     )
     paths = write_outputs(run, target)
     console = stdout_console()

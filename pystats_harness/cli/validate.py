@@ -56,7 +56,7 @@ def run_validate(
         lambda cluster: _on_cluster(ctx, cluster, commit, patches, chosen, jobs, leak),
     )
     stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{commit.rev.replace('/', '_')}"
-    out_dir = Path(out) if out else settings.cache_dir / "validate" / stamp
+    out_dir = Path(out) if out else settings.paths.validate_reports / stamp
     paths = validate_report.write_all(report, out_dir)
     console = stdout_console()
     console.print(validate_report.to_rich(report))

@@ -91,7 +91,6 @@ def _places_under_the_cache_dir(path: Path) -> list[str]:
     return [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {ast.unparse(node)}" for node in found]
 
 
-@pytest.mark.xfail(strict=True, reason="cli modules pending")
 def test_only_paths_py_names_places_under_the_cache_dir() -> None:
     found = [
         line
