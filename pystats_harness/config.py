@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,7 @@ SETTINGS: dict[str, Setting] = {
         "configs/configure.toml", "extra configure flags (`--enable-pystats` is always added)"
     ),
     "default_rev": Setting("v3.13.5", "revision used when `--rev` is omitted"),
+    "config": Setting("default", "build configuration used when `--config` is omitted (`configs/configurations.toml`)"),
     "keep_containers": Setting("false", "keep containers for debugging"),
     "run_timeout": Setting("900", "seconds a run container may take"),
     # Limits of a run container: the reference suite peaks at ~50 MiB and 2 processes (pyperf runs its
@@ -108,6 +110,7 @@ class Settings:
     jobs: int
     configure_flags_file: Path
     default_rev: str
+    config: str  # a name in configs/configurations.toml, checked where a build is planned
     keep_containers: bool
     run_timeout: int
     run_memory: str  # a size the engine reads ("2g"), validated and lower-cased
@@ -249,9 +252,6 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
             known = ", ".join(sorted(DEFAULTS))
             raise ConfigError(f"unknown setting pystats.{key}; known settings: {known}")
         merged[key] = value
-    flags_file = Path(os.path.expanduser(str(merged["configure_flags_file"])))
-    if not flags_file.is_absolute():
-        flags_file = PROJECT_ROOT / flags_file
     jobs = _as_int("jobs", merged["jobs"])
     if jobs < 0:
         raise ConfigError(f"setting pystats.jobs={jobs} is negative; use 0 for one job per core")
@@ -264,8 +264,9 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         debian_mirror=str(merged["debian_mirror"]),
         debian_suite=str(merged["debian_suite"]),
         jobs=jobs,
-        configure_flags_file=flags_file,
+        configure_flags_file=_project_path(str(merged["configure_flags_file"])),
         default_rev=str(merged["default_rev"]),
+        config=str(merged["config"]).strip() or "default",
         keep_containers=_as_bool("keep_containers", merged["keep_containers"]),
         run_timeout=_as_int("run_timeout", merged["run_timeout"]),
         run_memory=_as_size("run_memory", merged["run_memory"]),
@@ -283,8 +284,6 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
 
 def load_configure_flags(path: Path) -> tuple[str, ...]:
     """Extra configure flags from configs/configure.toml (``--enable-pystats`` is always added)."""
-    import tomllib
-
     try:
         data = tomllib.loads(path.read_text())
     except FileNotFoundError:

@@ -203,7 +203,8 @@ def test_manifest_records_the_plan_and_the_facts() -> None:
     facts = {"seconds": {"make": 1.0}, "compiler": "gcc", "ccache": {"hits": 1}, "built_at": "2026-01-01T00:00:00Z"}
     m = manifest(plan(), facts, report, strict=True)
     assert m["sha"] == SHA and m["key"] == "k" * 24 and m["patches"] == [] and m["python"]["version"] == "3.13.5"
-    assert m["verification"] == {"ok": True, "mismatches": [], "strict": True}
+    assert m["verification"] == {"ok": True, "mismatches": [], "strict": True, "configuration": "default", "exempt": {}}
+    assert m["configuration"] == "default" and m["runtime"] == {"args": [], "env": {}}
     assert m["configure_flags"][:2] == [f"--prefix={PREFIX_IN_CONTAINER}", "--enable-pystats"]
     assert m["image"] == {"tag": "builder:tag", "id": plan().image_id} and m["built_at"] == facts["built_at"]
 
