@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pystats_harness.builder.cache import CacheEntry, lookup
-from pystats_harness.builder.configurations import DEFAULT, load_configurations, variant_image
+from pystats_harness.builder.configurations import DEFAULT, choose, load_configurations, variant_image
 from pystats_harness.builder.execute import execute
 from pystats_harness.builder.plan import BuildPlan, PlanInputs, plan_build
 from pystats_harness.builder.series import load_series
@@ -38,21 +38,26 @@ class Obtained:
 
 
 def plan_inputs(ctx: Context, commit: CommitInfo, requested_patches: str = "auto", config: str = DEFAULT) -> PlanInputs:
-    """What planning ``commit`` reads, read now (the image ids need the engine; the tree, the mirror);
-    an unknown configuration is ConfigError (exit 2) naming the known ones."""
+    """What planning ``commit`` reads, read now (the image ids need the engine; the tree, the mirror).
+    An unknown configuration is ConfigError (exit 2) naming the known ones; a revision that cannot build
+    it is refused here already (exit 29), before the engine is asked for anything."""
     settings = ctx.settings
     mirror = Mirror(settings.mirror_dir)
     known = load_configurations()
     configuration = known.get(config)
+
+    def read(path: str) -> str | None:
+        return mirror.read_file(commit.sha, path)
+
+    chosen = choose(configuration, read, known.llvm, f"{commit.rev} ({commit.short})")  # the plan chooses again
     variants: dict[str, str] = {}
-    if any(form.llvm for form in configuration.forms):
-        for version in known.llvm.available:
-            tag = variant_image(settings.image, version)
-            if (found := engine.image_id(ctx.docker, tag)) is not None:
-                variants[tag] = found
+    if chosen.llvm is not None:
+        tag = variant_image(settings.image, chosen.llvm)
+        if (found := engine.image_id(ctx.docker, tag)) is not None:
+            variants[tag] = found
     return PlanInputs(
         commit,
-        lambda path: mirror.read_file(commit.sha, path),
+        read,
         load_series(),
         requested_patches,
         load_configure_flags(settings.configure_flags_file),

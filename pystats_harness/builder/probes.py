@@ -115,14 +115,15 @@ def capture_names(ctx: Context, entry: CacheEntry, image: str) -> dict[str, Any]
 
 def mismatch_summary(report: ProbeReport, what: str) -> str:
     if not report.failed_probes:
-        return f"behaviour fingerprint of {what}: {_exempt_line(report)}"
+        return f"behaviour fingerprint of {what}: {exempt_line(report)}"
     return (
         f"behaviour fingerprint of {what} differs from fixed pystats in {len(report.failed_probes)} probe(s): "
         + ", ".join(report.failed_probes)
     )
 
 
-def _exempt_line(report: ProbeReport) -> str:
+def exempt_line(report: ProbeReport) -> str:
+    """The probes the build's configuration exempts, with the reasons, as one phrase."""
     reasons = "; ".join(f"{probe}: {why}" for probe, why in report.exempted.items())
     return f"not checked for configuration {report.configuration} (exempt): {reasons}"
 
@@ -131,7 +132,7 @@ def enforce(ctx: Context, report: ProbeReport, *, strict: bool, what: str) -> No
     """A mismatch fails (strict) or is shown and recorded (the user chose the patches); a probe the
     configuration exempts is said to be unchecked, with its reason."""
     if report.exempted:
-        ctx.reporter.warn(f"behaviour fingerprint of {what}: {_exempt_line(report)}")
+        ctx.reporter.warn(f"behaviour fingerprint of {what}: {exempt_line(report)}")
     if report.ok:
         return
     table = fingerprint.to_rich(report.verdicts, title=f"behaviour fingerprint of {what}", exempt=report.exempt)

@@ -37,6 +37,7 @@ class MeasureUnit:
     metric: str  # the expression; parsed again on the worker
     workloads: tuple[tuple[str, int], ...]  # (suite workload, pyperformance:NAME or script path, loops)
     scripts: tuple[tuple[str, bytes], ...] = ()  # (script path as given, its bytes): scripts travel with the unit
+    config: str = "default"  # the build configuration (its name; the worker reads configs/configurations.toml)
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def _measure(ctx: Context, unit: MeasureUnit, name: str) -> tuple[UnitResult, ..
     commit = local_commit(ctx, unit.commit)
     metric = parse_metric(unit.metric)
     scripts = dict(unit.scripts)
-    measurers = [Measurer(ctx, metric, _workload(ctx, w, n, scripts)) for w, n in unit.workloads]
+    measurers = [Measurer(ctx, metric, _workload(ctx, w, n, scripts), unit.config) for w, n in unit.workloads]
     records = [m.measure(commit) for m in measurers]
     return tuple(
         UnitResult(unit.commit, r.outcome, r.source, r.built, r.build_key, name, dict(r.seconds), dict(r.counters))

@@ -115,8 +115,9 @@ def record_baselines(
             "path": "manual",
             "net_of": suite.null_workload,
         }
-        version = manifest["python"]["version"]
-        written.append(_baseline.record(version, w, counts, lp * suite.values, meta, ctx.settings.baselines_dir))
+        version, config = manifest["python"]["version"], manifest.get("configuration", "default")
+        root = ctx.settings.baselines_dir
+        written.append(_baseline.record(version, w, counts, lp * suite.values, meta, root, config))
     return written
 
 
@@ -183,10 +184,12 @@ def validate(
     # after the pool: nothing else of this validation runs beside a reference
     alone = run_alone(ctx, entry, plan, suite, tick)
     steps.append(step_isolation(plan, alone, run_at_once(ctx, entry, plan, suite, tick), suite))
-    base_step, deviation = step_baselines(runs, workloads, suite, version, baselines_root)
+    config = manifest.get("configuration", "default")
+    base_step, deviation = step_baselines(runs, workloads, suite, version, baselines_root, config)
     steps.append(base_step)
     meta = {
         "revision": manifest["revision"],
+        "configuration": config,
         "sha": manifest["sha"],
         "python_version": version,
         "patches": [p["id"] for p in manifest["patches"]],

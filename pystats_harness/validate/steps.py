@@ -82,6 +82,10 @@ def step_fingerprint(ctx: Context, entry: CacheEntry) -> StepResult:
     if bad:
         summary = f"{len(bad)} probe(s) differ from fixed pystats: {', '.join(bad)}"
         return StepResult(Step.FINGERPRINT, StepStatus.FAIL, summary, findings)
+    if report.exempted:  # a probe the configuration exempts is not checked: partial, with the reason
+        checked = len(report.verdicts) - len(report.exempted)
+        summary = f"{checked} probes behave like fixed pystats; {probes.exempt_line(report)}"
+        return StepResult(Step.FINGERPRINT, StepStatus.PARTIAL, summary, findings)
     summary = f"all {len(report.verdicts)} probes behave like fixed pystats"
     return StepResult(Step.FINGERPRINT, StepStatus.PASS, summary, findings)
 
@@ -248,12 +252,12 @@ def _failure(run: PathRun | RunFailed) -> str:
 
 
 def step_baselines(
-    runs: Runs, workloads: dict[str, int], suite: SuiteConfig, version: str, root: Path
+    runs: Runs, workloads: dict[str, int], suite: SuiteConfig, version: str, root: Path, configuration: str = "default"
 ) -> tuple[StepResult, dict[str, _baseline.AllowanceUse]]:
     findings: list[dict[str, Any]] = []
     missing, deviation = [], {}
     for w, loops in workloads.items():
-        doc = _baseline.load(version, w, root)
+        doc = _baseline.load(version, w, root, configuration)
         if doc is None:
             missing.append(w)
             continue
@@ -283,7 +287,8 @@ def step_baselines(
     elif missing:
         status, summary = (
             StepStatus.NO_BASELINE,
-            f"no baseline for Python {version}: {', '.join(missing)} (skipped; record one with invoke baseline)",
+            f"no baseline for Python {_baseline.directory(version, configuration)}: {', '.join(missing)} "
+            "(skipped; record one with invoke baseline)",
         )
     else:
         status, summary = StepStatus.PASS, f"{len(workloads)} workloads match their baselines within tolerance"

@@ -96,7 +96,9 @@ def test_a_revision_that_cannot_build_it_is_refused_with_the_reason(tree: str, n
 
 
 def test_an_unknown_name_is_a_config_error_naming_the_known_ones() -> None:
-    with pytest.raises(ConfigError, match="unknown configuration 'nonsense'; known configurations: default, tier2, jit"):
+    with pytest.raises(
+        ConfigError, match="unknown configuration 'nonsense'; known configurations: default, tier2, jit"
+    ):
         load_configurations().get("nonsense")
 
 
@@ -113,7 +115,10 @@ def inputs(tree: str, name: str, **changes: object) -> PlanInputs:
 def test_the_default_configuration_keeps_the_keys_of_builds_made_before_configurations() -> None:
     """The key of main before configurations (computed there) for these inputs; default adds nothing."""
     assert cache_key(SHA, ["d1", "d2"], ["--with-lto=no"], IMAGE) == "f4c6ca8e34ed25f7dc24f1a8"
-    default, unnamed = plan_build(inputs("py313", "default")), plan_build(inputs("py313", "default", configuration=None))
+    default, unnamed = (
+        plan_build(inputs("py313", "default")),
+        plan_build(inputs("py313", "default", configuration=None)),
+    )
     assert default.key == unnamed.key == cache_key(SHA, [], ["--with-lto=no"], IMAGE)
     assert default.configuration == Chosen()
 
@@ -156,3 +161,28 @@ def test_a_malformed_file_is_a_config_error(tmp_path: Path) -> None:
     bad.write_text('[configuration.tier2]\n[[configuration.tier2.form]]\nid = "a"\n')
     with pytest.raises(ConfigError, match="configuration 'default' must exist"):
         load_configurations(bad)
+
+
+def test_units_sent_to_a_cluster_carry_the_configuration(tmp_path: Path) -> None:
+    from pystats_harness.collect import driver
+    from pystats_harness.collect.remote import units_for
+    from pystats_harness.measure.unit import MeasureUnit
+    from pystats_harness.pyperformance.benchmarks import Benchmark, Timing
+    from pystats_harness.validate.unit import ValidateUnit
+
+    commit = CommitInfo("v3.13.5", SHA, "2025-06-11T00:00:00+00:00", "Python 3.13.5")
+    bench = Benchmark("nbody", "bm_nbody", "run_benchmark.py", (), (), False, Timing.TIME_FUNC)
+    request = driver.Request((bench,), 2, 2, {}, tmp_path / "out")
+    assert [u.config for u in units_for(commit, "auto", "1.14.0", request, 1, "tier2")] == ["tier2"]
+    assert ValidateUnit(commit, "auto", {}, 2, config="tier2").config == "tier2"
+    assert MeasureUnit(commit, "x", (("nbody", 1),), config="tier2").config == "tier2"
+    assert ValidateUnit(commit, "auto", {}, 2).config == MeasureUnit(commit, "x", ()).config == "default"
+
+
+def test_names_that_depend_on_the_configuration() -> None:
+    from pystats_harness.cli.common import out_suffix
+    from pystats_harness.validate import baseline
+
+    assert (out_suffix("default"), out_suffix("tier2")) == ("", "-tier2")
+    assert baseline.path_for("3.13.5", "nbody", Path("b")) == Path("b/3.13.5/nbody.json")
+    assert baseline.path_for("3.13.5", "nbody", Path("b"), "tier2") == Path("b/3.13.5-tier2/nbody.json")
