@@ -1,6 +1,6 @@
 """Build speed, side by side, in one run on the same source (issue: build a pystats interpreter).
 
-    python bench/build_speed.py [--rev v3.13.5] [--jobs N]
+    python bench/build_speed.py [--rev v3.13.5] [--jobs N] [--configs tier2,freethreading]
 
 Prints, for the same revision and the same builder image:
   raw     configure && make && make install in a plain container (no ccache, no harness)
@@ -11,6 +11,10 @@ Prints, for the same revision and the same builder image:
 the ratio cold/raw (goal <= 1.10x) and the size of the cold build's cache entry as `du -s` counts it
 (MiB; goal <= 100 MB). Uses a scratch cache dir and a scratch ccache volume,
 both removed afterwards; the mirror is fetched from the default cache's mirror.
+
+With ``--configs``, each named configuration (configs/configurations.toml) is then built cold too (its
+own empty ccache volume, the scratch cache dir) and its cold time and entry size are printed beside the
+default's; a configuration the revision cannot build prints the one line it is refused with.
 """
 
 from __future__ import annotations
@@ -34,11 +38,15 @@ from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
 
 
-def invoke(env: dict[str, str], *args: str) -> tuple[float, Path | None]:
-    """Seconds an `invoke` call took, and the entry it built (None unless it was a cache miss)."""
+def invoke(env: dict[str, str], *args: str, refused: list[str] | None = None) -> tuple[float, Path | None]:
+    """Seconds an `invoke` call took, and the entry it built (None unless it was a cache miss); with
+    ``refused``, a refusal (exit 29) is appended to it instead of ending the script."""
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "invoke", *args], cwd=ROOT, env=env, capture_output=True, text=True)
     took = time.perf_counter() - start
+    if refused is not None and proc.returncode == 29:
+        refused.append(proc.stderr.strip())
+        return took, None
     if proc.returncode != 0:
         sys.exit(f"invoke {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
     built = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("build ")]
@@ -110,10 +118,37 @@ def raw_build(settings, rev: str, jobs: int, client) -> float:
     return took
 
 
+def configurations(env: dict[str, str], rev: str, names: list[str], cold: float, size: float, client) -> None:
+    """Each configuration built cold (its own empty ccache volume), beside the default's cold build."""
+    print(f"\n{'configuration':<16}{'cold build':>12}{'vs default':>12}{'entry':>10}")
+    print(f"{'default':<16}{cold:>11.1f}s{1:>11.2f}x{size:>8.1f}MB")
+    for name in names:
+        volume = f"{env['INVOKE_PYSTATS_CCACHE_VOLUME']}-{name}"
+        refused: list[str] = []
+        try:
+            took, entry = invoke(
+                {**env, "INVOKE_PYSTATS_CCACHE_VOLUME": volume},
+                "build",
+                "--rev",
+                rev,
+                "--config",
+                name,
+                refused=refused,
+            )
+        finally:
+            with contextlib.suppress(Exception):
+                client.volumes.get(volume).remove(force=True)
+        if entry is None:
+            print(f"{name:<16}{'refused' if refused else 'not built'}: {' '.join(refused)[:160]}")
+            continue
+        print(f"{name:<16}{took:>11.1f}s{took / cold:>11.2f}x{disk_mb(entry):>8.1f}MB", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rev", default="v3.13.5")
     ap.add_argument("--jobs", type=int, default=0)
+    ap.add_argument("--configs", default="", help="comma-separated configurations to build cold beside the default")
     args = ap.parse_args()
     base = load_settings({})
     client = engine.connect()
@@ -150,6 +185,8 @@ def main() -> None:
         print(f"{'cache hit':<34}{hit:>9.1f}s{'<= 2 s':>12}")
         print(f"{'warm neighbour / cold':<34}{100 * warm / cold:>9.1f}%{'<= 15%':>12}")
         print(f"{'cold build entry size (du -s)':<34}{size:>8.1f}MB{'<= 100 MB':>12}")
+        if args.configs:
+            configurations(env, args.rev, [n for n in args.configs.split(",") if n], cold, size, client)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         with contextlib.suppress(Exception):
