@@ -11,19 +11,17 @@ import os
 import queue
 import signal
 import subprocess
-import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
-from pystats_harness.config import Settings, load_settings
+from pystats_harness.config import load_settings
 from pystats_harness.infra import engine
-from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import Mirror
+from tests.support.invoke_runner import Harness
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,41 +42,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         f"{len(FAULTS)} faults, {sum(s for _, s, _, _ in FAULTS)} survived, {sum(d for _, _, d, _ in FAULTS)} entries "
         f"damaged, {sum(left for _, _, _, left in FAULTS)} leftovers"
     )
-
-
-@dataclass(frozen=True)
-class Harness:
-    cache_dir: Path
-
-    @property
-    def settings(self) -> Settings:
-        return load_settings({"cache_dir": str(self.cache_dir)})
-
-    def context(self) -> Context:
-        return Context(self.settings)
-
-    def env(self, **extra: str) -> dict[str, str]:
-        return {**os.environ, "INVOKE_PYSTATS_CACHE_DIR": str(self.cache_dir), **extra}
-
-    def invoke(self, *args: str, timeout: float = 3600, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "invoke", *args],
-            cwd=ROOT,
-            env=self.env(**env),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-
-    def popen(self, *args: str, **env: str) -> subprocess.Popen[str]:
-        return subprocess.Popen(
-            [sys.executable, "-m", "invoke", *args],
-            cwd=ROOT,
-            env=self.env(**env),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
 
 
 @pytest.fixture(scope="session")
