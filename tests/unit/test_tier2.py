@@ -1,12 +1,16 @@
-"""Tier-2 lines: the catalogue equals each generation's specialize.c, and every line gets its dotted name."""
+"""Tier-2 lines: the catalogue equals each generation's specialize.c, every line gets its dotted name,
+and compare / summary show them sensibly."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+from rich.console import Console
 
-from pystats_harness.stats.collection import from_dump
+from pystats_harness.stats import summary
+from pystats_harness.stats.collection import Collection, from_dump
+from pystats_harness.stats.compare import compare
 from pystats_harness.stats.dumps import parse_text
 from pystats_harness.stats.tier2 import (
     GENERATIONS,
@@ -149,3 +153,49 @@ def test_keys_the_313_script_would_miss() -> None:
         "Optimizer remove globals builtins changed",
         "Optimizer remove globals incorrect keys",
     ]
+
+
+BASE = Collection(
+    {"revision": "v3.13.5", "nfiles": 1},
+    {"opcode.LOAD_FAST.execution_count": 100, "family.LOAD_FAST.execution_count": 120, "pair.LOAD_FAST.NOP": 5},
+)
+HEAD = Collection(
+    {"revision": "v3.13.5", "nfiles": 1},
+    {
+        "opcode.LOAD_FAST.execution_count": 10,
+        "family.LOAD_FAST.execution_count": 12,
+        "pair.LOAD_FAST.NOP": 5,
+        "optimizer.attempts": 4,
+        "optimizer.uops_executed": 900,
+        "optimizer.histogram.trace_length.16": 2,
+        "optimizer.unsupported_opcode.SEND": 1,
+        "uops._LOAD_FAST.execution_count": 500,
+        "uop_pair._LOAD_FAST._SET_IP": 400,
+    },
+)
+
+
+def test_compare_family_view_shows_optimizer_totals_not_single_uops() -> None:
+    """Single instructions of either tier are detail: --family keeps families and the optimizer's totals."""
+    rows = {r.name: r for r in compare(BASE, HEAD, family_view=True).rows}
+    assert set(rows) == {
+        "family.LOAD_FAST.execution_count",
+        "pair.LOAD_FAST.NOP",
+        "optimizer.attempts",
+        "optimizer.uops_executed",
+        "optimizer.histogram.trace_length.16",
+        "optimizer.unsupported_opcode.SEND",
+    }
+    assert rows["optimizer.uops_executed"].status == "new" and rows["optimizer.uops_executed"].head == 900
+    every = {r.name for r in compare(BASE, HEAD).rows}
+    assert {"uops._LOAD_FAST.execution_count", "uop_pair._LOAD_FAST._SET_IP"} <= every
+    assert "family.LOAD_FAST.execution_count" not in every
+
+
+def test_summary_says_what_tier_2_did() -> None:
+    md = summary.to_markdown(HEAD)
+    assert "Tier 2: 4 optimization attempts, 0 traces created, 0 traces executed, 900 uops executed" in md
+    assert "Tier 2" not in summary.to_markdown(BASE)
+    console = Console(record=True, width=200)
+    console.print(summary.to_rich(HEAD))
+    assert "Tier 2: 4 optimization attempts" in console.export_text()
