@@ -169,6 +169,8 @@ def test_small_numeric_dump_maps_exactly() -> None:
             "opcode_keys": "numbers, named with the build's names.json",
             "unnamed_opcodes": ["4"],
             "failure_kind_offset": 0,
+            "uops_underscored": ["LOAD_FAST"],
+            "tier2_missing_for_313_script": [],
             "warnings": 0,
             "negative_keys": {},
         },
