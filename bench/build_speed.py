@@ -36,13 +36,16 @@ import contextlib
 from pystats_harness.config import load_configure_flags, load_settings
 from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
+from tests.support.disk import disk_mb
+from tests.support.invoke_runner import invoke_env, run_invoke
+from tests.support.repo import commit_files
 
 
 def invoke(env: dict[str, str], *args: str, refused: list[str] | None = None) -> tuple[float, Path | None]:
     """Seconds an `invoke` call took, and the entry it built (None unless it was a cache miss); with
     ``refused``, a refusal (exit 29) is appended to it instead of ending the script."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "invoke", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = run_invoke(*args, env=env)
     took = time.perf_counter() - start
     if refused is not None and proc.returncode == 29:
         refused.append(proc.stderr.strip())
@@ -60,39 +63,13 @@ def invoke(env: dict[str, str], *args: str, refused: list[str] | None = None) ->
     return took, None
 
 
-def disk_mb(path: Path) -> float:
-    """What ``du -s`` says, in MiB (allocated blocks, each inode once, symlinks not followed)."""
-    seen, total = set(), 0
-    for f in [path, *path.rglob("*")]:
-        st = f.lstat()
-        if (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            total += st.st_blocks * 512
-    return total / 2**20
-
-
 def neighbour(mirror_dir: Path, rev: str) -> str:
     """A commit on top of ``rev`` that changes one C file (a comment), like a neighbouring commit."""
-    git = ["git", "--git-dir", str(mirror_dir)]
-    env = {
-        **os.environ,
-        "GIT_INDEX_FILE": str(mirror_dir / "bench-index"),
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "b@b",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "b@b",
-    }
-
-    def run(*a, **kw):
-        return subprocess.run([*git, *a], env=env, capture_output=True, text=True, check=True, **kw).stdout.strip()
-
-    text = run("show", f"{rev}:Python/specialize.c") + f"\n/* bench neighbour {time.time()} */\n"
-    run("read-tree", rev)
-    blob = run("hash-object", "-w", "--stdin", input=text)
-    run("update-index", "--cacheinfo", f"100644,{blob},Python/specialize.c")
-    sha = run("commit-tree", run("write-tree"), "-p", rev, "-m", "bench: neighbouring commit")
-    os.unlink(env["GIT_INDEX_FILE"])
-    return sha
+    show = ["git", "--git-dir", str(mirror_dir), "show", f"{rev}:Python/specialize.c"]
+    text = subprocess.run(show, capture_output=True, text=True, check=True).stdout.strip()
+    text += f"\n/* bench neighbour {time.time()} */\n"
+    files = {"Python/specialize.c": ("100644", text)}
+    return commit_files(mirror_dir, rev, files, "bench: neighbouring commit", date=None)
 
 
 def raw_build(settings, rev: str, jobs: int, client) -> float:
@@ -154,12 +131,7 @@ def main() -> None:
     client = engine.connect()
     scratch = Path(tempfile.mkdtemp(prefix="pystats-bench-"))
     volume = f"pystats-bench-ccache-{os.getpid()}"
-    env = {
-        **os.environ,
-        "INVOKE_PYSTATS_CACHE_DIR": str(scratch),
-        "INVOKE_PYSTATS_CCACHE_VOLUME": volume,
-        "INVOKE_PYSTATS_JOBS": str(args.jobs),
-    }
+    env = invoke_env(scratch, INVOKE_PYSTATS_CCACHE_VOLUME=volume, INVOKE_PYSTATS_JOBS=str(args.jobs))
     try:
         settings = load_settings({"cache_dir": str(scratch), "ccache_volume": volume, "jobs": str(args.jobs)})
         Mirror(settings.mirror_dir).update(str(base.mirror_dir))

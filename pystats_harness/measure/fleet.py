@@ -19,7 +19,7 @@ from typing import Any
 
 from pystats_harness.builder.obtain import plan_for
 from pystats_harness.cluster.client import Cluster
-from pystats_harness.dispatch.dispatcher import dispatch
+from pystats_harness.dispatch.dispatcher import THIS_MACHINE, dispatch
 from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
@@ -104,7 +104,7 @@ def _local(ctx: Context, metric: Metric, workloads: Sequence[Workload], config: 
     def local(commits: Sequence[CommitInfo]) -> list[Row]:
         return [tuple(m.measure(commit) for m in measurers) for commit in commits]
 
-    return Fleet(1, local, "this machine")
+    return Fleet(1, local, THIS_MACHINE)
 
 
 def _remote(

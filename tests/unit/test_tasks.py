@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.invoke_runner import invoke_in as _invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,16 +34,6 @@ TASKS = {
     "cluster-local",
     "history",
 }
-
-
-def _invoke(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "invoke", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "INVOKE_PYSTATS_CACHE_DIR": str(tmp_path / "cache"), **env},
-    )
 
 
 def _declared_tasks() -> dict[str, dict]:
