@@ -20,7 +20,7 @@ from pystats_harness.stats.tier2 import (
     missing_for_313_script,
     scalar_keys,
 )
-from tests.unit.tier2_dumps import Counts, git_show, render
+from tests.support.tier2_dumps import Counts, git_show, render
 
 _CALL = re.compile(r'\b(fprintf\(\s*out,|print_histogram\(\s*out,)\s*((?:"(?:[^"\\]|\\.)*"|PRIu64|\s)+)')
 

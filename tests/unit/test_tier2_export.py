@@ -17,7 +17,7 @@ from pystats_harness.stats.collection import collect
 from pystats_harness.stats.dumps import parse_files
 from pystats_harness.stats.names import NameTables
 from pystats_harness.stats.summarize_json import METADATA_KEY, summarize_json
-from tests.unit.tier2_dumps import Counts, git_show, render
+from tests.support.tier2_dumps import Counts, git_show, render
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
 NEW, OLD = "main-c97d3af239-uops", "main-84b7e9e3fa-uops"  # 2024-04-02 and 2023-10-14
