@@ -25,20 +25,10 @@ from pystats_harness.builder.obtain import cached, obtain, plan_for
 from pystats_harness.cli.common import context, resolve
 from pystats_harness.errors import ConfigurationUnsupported, HarnessError
 from pystats_harness.infra.context import Context
+from tests.support.disk import disk_mb
 
 REVS = ("v3.11.2", "v3.12.0", "v3.13.5")
 PHASES = ("configure", "make", "install", "fingerprint")
-
-
-def disk_mb(path: Path) -> float:
-    """What ``du -s`` says, in MiB (allocated blocks, each inode once, symlinks not followed)."""
-    seen, total = set(), 0
-    for f in [path, *path.rglob("*")]:
-        st = f.lstat()
-        if (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            total += st.st_blocks * 512
-    return total / 2**20
 
 
 def _fingerprint(manifest: dict[str, Any]) -> str:

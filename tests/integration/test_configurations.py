@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import Harness
+from tests.support.invoke_runner import Harness
 
 #: A loop hot enough to be traced by the tier-2 optimizer (its backward jump warms up after 16 passes).
 HOT_LOOP = "total = 0\nfor i in range(100_000):\n    total += i\nprint(total)"
