@@ -186,3 +186,21 @@ def test_names_that_depend_on_the_configuration() -> None:
     assert (out_suffix("default"), out_suffix("tier2")) == ("", "-tier2")
     assert baseline.path_for("3.13.5", "nbody", Path("b")) == Path("b/3.13.5/nbody.json")
     assert baseline.path_for("3.13.5", "nbody", Path("b"), "tier2") == Path("b/3.13.5-tier2/nbody.json")
+
+
+def test_a_probe_a_configuration_exempts_is_said_never_passed() -> None:
+    from pystats_harness.builder import fingerprint
+    from pystats_harness.builder.probes import ProbeReport, exempt_line
+
+    probe = fingerprint.PROBES[0]
+    failed = fingerprint.ProbeVerdict(probe, False, "exit 0; 1 file(s), 1 non-zero", ("1 file(s) with non-zero stats",))
+    plain = ProbeReport({}, (failed,))
+    assert not plain.ok and plain.failed_probes == (probe.id,)
+    exempt = ProbeReport({}, (failed,), "tier2", {probe.id: "the optimizer counts at startup"})
+    assert exempt.ok and exempt.failed_probes == () and exempt.mismatches == []
+    assert exempt.fingerprint[probe.id]["exempt"] == "the optimizer counts at startup"
+    assert exempt.fingerprint[probe.id]["ok"] is False  # recorded as it was observed
+    assert (
+        exempt_line(exempt)
+        == f"not checked for configuration tier2 (exempt): {probe.id}: the optimizer counts at startup"
+    )
