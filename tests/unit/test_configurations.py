@@ -43,7 +43,7 @@ def test_the_shipped_configurations() -> None:
     known = load_configurations()
     assert list(known.by_name) == ["default", "tier2", "jit", "freethreading"]
     assert 16 in known.llvm.available and 18 not in known.llvm.available
-    assert known.llvm.packages_for(16) == ("clang-16", "llvm-16")
+    assert known.llvm.packages_for(16) == ("clang-16", "llvm-16", "python3")
 
 
 @pytest.mark.parametrize(
