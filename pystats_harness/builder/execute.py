@@ -212,8 +212,6 @@ def _fingerprint(ctx: Context, plan: BuildPlan, entry: CacheEntry) -> tuple[prob
     t1 = time.perf_counter()
     ctx.reporter.phase("fingerprint")
     config = plan.configuration
-    if config.runtime_args or config.runtime_env:  # every run of this build uses it, the probes' first
-        write_json_atomic(entry.runtime_path, config.runtime(), indent=2, sort_keys=True)
     report = probes.collect(ctx, entry, image=plan.image_id, configuration=config.name, exempt=dict(config.exempt))
     probes.capture_names(ctx, entry, plan.image_id)
     seconds = time.perf_counter() - t1
@@ -234,6 +232,9 @@ def _build(ctx: Context, plan: BuildPlan) -> CacheEntry:
     ):
         facts = {**_compile(ctx, plan, mirror, wt, staged, t0), "built_at": built_at}
         entry = CacheEntry(staged)
+        switch = plan.configuration.runtime()
+        if switch["args"] or switch["env"]:  # every run of this build uses it, the fingerprint's first
+            write_json_atomic(entry.runtime_path, switch, indent=2, sort_keys=True)
         report, seconds = _fingerprint(ctx, plan, entry)
         facts["seconds"]["fingerprint"] = round(seconds, 2)
         doc = manifest(plan, facts, report, strict=plan.verify_strict)

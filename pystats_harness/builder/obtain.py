@@ -3,8 +3,8 @@ measurement at a commit, a unit on a cluster worker) asks here:
 
 * :func:`plan_for`: read what planning needs (the commit's tree through the mirror, the patch series,
   the configure flags, the builder image's id, the configuration ``--config`` names) and plan (pure,
-  :func:`~pystats_harness.builder.plan.plan_build`: a revision that cannot build the configuration is
-  refused there, exit 29);
+  :func:`~pystats_harness.builder.plan.plan_build`); a revision that cannot build the configuration is
+  refused as soon as its tree is read, before the engine is asked for anything (exit 29);
 * :func:`obtain`: the planned build from the cache, built first when missing (or NotBuilt, exit 13,
   when the caller asked not to build), and whether a build ran.
 
