@@ -86,7 +86,8 @@ def step_fingerprint(ctx: Context, entry: CacheEntry) -> StepResult:
         checked = len(report.verdicts) - len(report.exempted)
         summary = f"{checked} probes behave like fixed pystats; {probes.exempt_line(report)}"
         return StepResult(Step.FINGERPRINT, StepStatus.PARTIAL, summary, findings)
-    summary = f"all {len(report.verdicts)} probes behave like fixed pystats"
+    which = "" if report.configuration == "default" else f" (configuration {report.configuration}, with its switch)"
+    summary = f"all {len(report.verdicts)} probes behave like fixed pystats{which}"
     return StepResult(Step.FINGERPRINT, StepStatus.PASS, summary, findings)
 
 
