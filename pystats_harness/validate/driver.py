@@ -35,6 +35,7 @@ from pystats_harness.validate.steps import (
     step_isolation,
     step_leakage,
 )
+from pystats_harness.validate.tier2 import traces
 
 
 def choose_workloads(suite: SuiteConfig, selection: str | None) -> dict[str, int]:
@@ -178,9 +179,9 @@ def validate(
     table = json.loads(canary_table(ctx, entry))
     tick()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        steps.append(step_canaries(ctx, entry, suite, table, pool, tick))
+        steps.append(step_canaries(ctx, entry, suite, table, pool, tick, tracing=traces(manifest)))
         runs = collect_runs(ctx, entry, workloads, suite, pool, tick, leak=leak)
-    steps.append(step_leakage(runs, workloads, suite, table))
+    steps.append(step_leakage(runs, workloads, suite, table, tracing=traces(manifest)))
     # after the pool: nothing else of this validation runs beside a reference
     alone = run_alone(ctx, entry, plan, suite, tick)
     steps.append(step_isolation(plan, alone, run_at_once(ctx, entry, plan, suite, tick), suite))

@@ -3,9 +3,8 @@
 1 fingerprint  the behaviour probes of the patch issue (fresh containers)
 2 canaries     N and 2N loops of small kernels: family counts differ by exactly N x dis(body)
 3 leakage      (a) automated (pyperf --hook pystats) vs manual per-loop counts, net of the null
-               workload (bracket overhead); (b) what each manual run counts besides its loops
-               (2*c(N) - c(2N), corrected family totals) must equal the null run's: anything
-               more was collected outside the bracket
+               workload; (b) what a manual run counts besides its loops (2*c(N) - c(2N), corrected
+               family totals) must equal the null run's (validate/tier2.py: tracing builds)
 4 isolation    two to four different workloads (partners added from the suite when fewer were chosen)
                run at once count exactly what each counts alone, the references run one at a time
 5 baselines    automated per-loop counts vs configs/baselines/<version>/<workload>.json
@@ -31,6 +30,7 @@ from pystats_harness.stats.exact import Rate, as_counts, differences, display, n
 from pystats_harness.suite import canaries as _canaries
 from pystats_harness.validate import baseline as _baseline
 from pystats_harness.validate import deferred as _deferred
+from pystats_harness.validate import tier2 as _tier2
 from pystats_harness.validate.isolation import IsolationPlan
 from pystats_harness.validate.report import Step, StepResult, StepStatus
 
@@ -98,9 +98,9 @@ def step_canaries(
     table: dict[str, Any],
     pool: ThreadPoolExecutor,
     tick: Callable[[], None],
+    tracing: bool = False,
 ) -> StepResult:
-    """FAIL on a wrong count; PARTIAL when all that could be counted is exact but something cannot be
-    counted statically on this revision (a canary the walk refused, a rule the source does not show)."""
+    """FAIL on a wrong count; PARTIAL when what could be counted is exact but something cannot be."""
     n = suite.canary_n
 
     def one(name: str) -> list[dict[str, Any]]:
@@ -111,9 +111,11 @@ def step_canaries(
         low = run_canary(ctx, entry, name, n)
         high = run_canary(ctx, entry, name, 2 * n)
         tick()
-        dumps = [_canaries.parse_dump("\n".join(p.read_text() for p in r.stats_files)) for r in (low, high)]
+        texts = ["\n".join(p.read_text() for p in r.stats_files) for r in (low, high)]
+        dumps = [_canaries.parse_dump(t) for t in texts]
         expected = canary["per_iteration"]
-        return [{"canary": name, **m} for m in _canaries.compare(dumps[0], dumps[1], n, expected, table)]
+        found = [{"canary": name, **m} for m in _canaries.compare(dumps[0], dumps[1], n, expected, table)]
+        return _tier2.tier2_accounting(name, n, texts, found) if tracing else found
 
     found = [m for ms in pool.map(one, suite.canaries) for m in ms]
     wrong = [m for m in found if "cannot_count" not in m]
@@ -194,14 +196,16 @@ def _automated_vs_manual(
     return rows
 
 
-def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, table: Mapping[str, Any]) -> StepResult:
+def step_leakage(
+    runs: Runs, workloads: dict[str, int], suite: SuiteConfig, table: Mapping[str, Any], tracing: bool = False
+) -> StepResult:
     """FAIL on any leaked counter; a ``deferred`` difference the build's source explains (see
-    validate/deferred.py) is its own finding kind, listed, and does not fail the step."""
+    validate/deferred.py) is listed and does not fail; on a ``tracing`` build (b) is not made: PARTIAL."""
     rule = _deferred.DeferredRule.from_table(table)
     findings: list[Finding] = []
     for w, loops in workloads.items():
         try:
-            findings += _outside_bracket(runs, w, suite, loops, table)
+            findings += [] if tracing else _outside_bracket(runs, w, suite, loops, table)
         except RunFailed as exc:
             findings.append({"workload": w, "check": "manual path", "counter": "-", "a": str(exc), "b": ""})
         try:
@@ -216,8 +220,8 @@ def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, tabl
         leaky = ", ".join(sorted({f["workload"] for f in leaks}))
         summary = "; ".join([f"{len(leaks)} counter(s) leak in {leaky}", *notes])
         return StepResult(Step.LEAKAGE, StepStatus.FAIL, summary, tuple(findings))
-    passed = f"no leakage in {len(workloads)} workloads (automated == manual, nothing outside brackets)"
-    return StepResult(Step.LEAKAGE, StepStatus.PASS, "; ".join([passed, *notes]), tuple(findings))
+    status, passed = _tier2.leak_verdict(len(workloads), tracing)
+    return StepResult(Step.LEAKAGE, status, "; ".join([passed, *notes]), tuple(findings))
 
 
 def step_isolation(
