@@ -2,11 +2,9 @@
 
 1 fingerprint  the behaviour probes of the patch issue (fresh containers)
 2 canaries     N and 2N loops of small kernels: family counts differ by exactly N x dis(body)
-3 leakage      (a) automated (pyperf --hook pystats) vs manual per-loop counts, net of the null
-               workload; (b) what a manual run counts besides its loops (2*c(N) - c(2N), corrected
-               family totals) must equal the null run's (validate/tier2.py: tracing builds)
-4 isolation    two to four different workloads (partners added from the suite when fewer were chosen)
-               run at once count exactly what each counts alone, the references run one at a time
+3 leakage      (a) automated (pyperf --hook pystats) vs manual counts net of the null workload; (b) 2*c(N) -
+               c(2N) of a manual run's family totals == the null run's (not if tracing: validate/tier2.py)
+4 isolation    2-4 workloads (partners added from the suite) at once count exactly what each counts alone
 5 baselines    automated per-loop counts vs configs/baselines/<version>/<workload>.json
 """
 
@@ -28,6 +26,7 @@ from pystats_harness.measure.runs import PathRun, RunPath, run_canary
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
 from pystats_harness.stats.exact import Rate, as_counts, differences, display, net
 from pystats_harness.suite import canaries as _canaries
+from pystats_harness.suite import canary_trace as _trace
 from pystats_harness.validate import baseline as _baseline
 from pystats_harness.validate import deferred as _deferred
 from pystats_harness.validate import tier2 as _tier2
@@ -57,11 +56,11 @@ def counters(run: PathRun) -> dict[str, int]:
 
 def fixed_part(run_n: PathRun, run_2n: PathRun, table: Mapping[str, Any]) -> dict[str, int]:
     """2*c(N) - c(2N) of the corrected family totals: what a run counts besides its loops."""
-    low = _canaries.family_counts(
-        _canaries.parse_dump("\n".join(p.read_text() for r in run_n.runs for p in r.stats_files)), table
-    )
-    high = _canaries.family_counts(
-        _canaries.parse_dump("\n".join(p.read_text() for r in run_2n.runs for p in r.stats_files)), table
+    low, high = (
+        _canaries.family_counts(
+            _canaries.parse_dump("\n".join(p.read_text() for r in x.runs for p in r.stats_files)), table
+        )
+        for x in (run_n, run_2n)
     )
     return {f: 2 * low.get(f, 0) - high.get(f, 0) for f in set(low) | set(high) if 2 * low.get(f, 0) - high.get(f, 0)}
 
@@ -115,9 +114,9 @@ def step_canaries(
         dumps = [_canaries.parse_dump(t) for t in texts]
         expected = canary["per_iteration"]
         found = [{"canary": name, **m} for m in _canaries.compare(dumps[0], dumps[1], n, expected, table)]
-        return _tier2.tier2_accounting(name, n, texts, found) if tracing else found
+        return _tier2.tier2_accounting(name, n, texts, found, _trace.parse(high.stdout)) if tracing else found
 
-    found = [m for ms in pool.map(one, suite.canaries) for m in ms]
+    exact, found, note = _tier2.proven(m for ms in pool.map(one, suite.canaries) for m in ms)
     wrong = [m for m in found if "cannot_count" not in m]
     if wrong:
         names = ", ".join(sorted({m["canary"] for m in wrong}))
@@ -127,8 +126,9 @@ def step_canaries(
     if found:
         what = ", ".join(sorted({f"{m['canary']}: {m['family']}" for m in found}))
         summary = f"exact where countable (N={n}, 2N={2 * n}); cannot count statically on this revision: {what}"
-        return StepResult(Step.CANARIES, StepStatus.PARTIAL, summary, tuple(found))
-    return StepResult(Step.CANARIES, StepStatus.PASS, f"{len(suite.canaries)} canaries exact (N={n}, 2N={2 * n})")
+        return StepResult(Step.CANARIES, StepStatus.PARTIAL, summary + note, tuple(exact + found))
+    summary = f"{len(suite.canaries)} canaries exact (N={n}, 2N={2 * n}){note}"
+    return StepResult(Step.CANARIES, StepStatus.PASS, summary, tuple(exact))
 
 
 def _diff(a: Mapping[str, int], b: Mapping[str, int], suite: SuiteConfig) -> list[tuple[str, int, int]]:

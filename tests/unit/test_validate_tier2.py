@@ -62,3 +62,34 @@ def test_leak_verdict_is_partial_with_the_reason_when_tracing() -> None:
     status, text = tier2.leak_verdict(9, True)
     assert status is StepStatus.PARTIAL and "outside-the-bracket check (b) not made" in text
     assert tier2.leak_verdict(9, False)[0] is StepStatus.PASS
+
+
+LOOP = {"offset": 74, "uops": ["_LOAD_FAST", "_LOAD_FAST", "_LOAD_FAST", "_JUMP_TO_TOP"]}
+
+
+def test_a_loop_whose_uops_equal_its_trace_is_proven() -> None:
+    texts = [
+        dump({"_LOAD_FAST": 10 + 3 * N, "_JUMP_TO_TOP": 5 + N}, 1),
+        dump({"_LOAD_FAST": 10 + 6 * N, "_JUMP_TO_TOP": 5 + 2 * N}, 1),
+    ]
+    found = [mismatch("LOAD_FAST", 3 * N, 0)]
+    assert tier2.tier2_accounting("arith", N, texts, found, LOOP) == [{"canary": "arith", "proven": 4, "trace": LOOP}]
+    exact, rest, note = tier2.proven([{"canary": "arith", "proven": 4}, {"canary": "calls", "cannot_count": "x"}])
+    assert [f["canary"] for f in exact] == ["arith"] and [f["canary"] for f in rest] == ["calls"]
+    assert note == "; traced, exact by tier-2 accounting (uops per iteration == the loop trace's): arith (4 uops)"
+    assert tier2.proven([{"canary": "calls", "cannot_count": "x"}])[2] == ""
+
+
+def test_a_trace_that_differs_or_tier1_still_counting_is_not_proven() -> None:
+    texts = [dump({"_LOAD_FAST": 0}), dump({"_LOAD_FAST": 4 * N})]
+    (got,) = tier2.tier2_accounting("arith", N, texts, [mismatch("LOAD_FAST", 3 * N, 0)], LOOP)
+    assert (
+        "the loop trace's 4 uops differ from those per iteration (+1 _LOAD_FAST; -1 _JUMP_TO_TOP)"
+        in got["cannot_count"]
+    )
+    (got,) = tier2.tier2_accounting(
+        "arith", N, texts, [mismatch("CALL", 3 * N, N)], {"offset": 1, "uops": ["_LOAD_FAST"] * 4}
+    )
+    assert "cannot_count" in got and got["tier1_per_iteration"] == {"CALL": 1}
+    (got,) = tier2.tier2_accounting("arith", N, texts, [mismatch("LOAD_FAST", 3 * N, 0)], None)
+    assert "no loop trace found after the run" in got["cannot_count"]
