@@ -23,6 +23,7 @@ from typing import Any
 from pystats_harness.build.cache import CacheEntry
 from pystats_harness.collect import sitedriver
 from pystats_harness.collect.wheelhouse import MOUNT, SitePlan, Source, Unavailable, failure_line, read_wheelhouse
+from pystats_harness.collect.wheelhouse_ensure import ensure_benchmark_wheelhouse
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
@@ -62,7 +63,9 @@ def _readable(root: Path) -> None:
 
 
 def benchmark_data_dir(ctx: Context) -> Path:
-    """pyperformance's ``data-files/benchmarks`` (``bm_*/``, MANIFEST), extracted once from its wheel."""
+    """pyperformance's ``data-files/benchmarks`` (``bm_*/``, MANIFEST), extracted once from its wheel;
+    the benchmark wheelhouse is made first if it is not complete (what needs benchmarks starts here)."""
+    ensure_benchmark_wheelhouse(ctx)
     wheelhouse = read_wheelhouse(ctx.settings.wheelhouse_dir)
     base = ctx.settings.cache_dir / "pyperformance" / wheelhouse.pyperformance_version
     if (base / MARKER).is_file():

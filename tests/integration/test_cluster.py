@@ -33,7 +33,7 @@ from tests.integration.conftest import Harness
 from tests.integration.servers import redis_server
 from tests.integration.test_bisect import BASE, BRANCH, METRIC, PLANTED, SCRIPT, WORKLOAD, N, _history
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("benchmark_wheelhouse")]
 BINARY_STEPS = 4  # the local bisect of this series: 4, 6 (fails), 7, 5
 
 

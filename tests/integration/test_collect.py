@@ -13,6 +13,8 @@ from pystats_harness.stats.collection import Collection, load
 from tests.integration.conftest import Harness
 from tests.integration.test_stats import built, check_rendered, count, html_tables, rendered
 
+pytestmark = pytest.mark.usefixtures("benchmark_wheelhouse")
+
 #: Fast ones: a bench_time_func (nbody), a bench_func script timing three functions (logging), and
 #: a bench_command one (python_startup: the hook brackets the wrapper).
 FAST = "nbody,logging,python_startup"

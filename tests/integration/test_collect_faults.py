@@ -15,6 +15,8 @@ import pytest
 
 from tests.integration.conftest import Harness
 
+pytestmark = pytest.mark.usefixtures("benchmark_wheelhouse")
+
 #: The faults, selected by the file planted next to it (/wheels/site/plant.txt). Only processes of
 #: the benchmark (its run script under /bench) are touched, so the null benchmark stays clean.
 SITECUSTOMIZE = r"""

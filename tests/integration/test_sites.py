@@ -20,7 +20,7 @@ from pystats_harness.infra.context import Context
 from pystats_harness.infra.runner import RunRequest, run_python
 from tests.integration.conftest import Harness
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("benchmark_wheelhouse")]
 
 
 def context(harness: Harness) -> Context:
