@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Make a fresh Debian machine ready for pystats-harness (idempotent; run as root):
-# host packages + Docker engine + CPython release sources, Python deps, the builder image
-# (base bootstrapped without a registry), and the release sources imported into the mirror.
+# host packages + Docker engine + CPython release sources, Python deps, the pyperf wheelhouse, the builder
+# image (base bootstrapped without a registry), and the release sources imported into the mirror.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,17 +10,18 @@ bash scripts/install-host.sh
 echo "+ pip install -e .[test]" >&2
 python3 -m pip install -q --disable-pip-version-check -e '.[test]' 2>&1 | grep -v -e "Running pip as the 'root' user" -e "^WARNING: Location" >&2 || true
 
-WHEELHOUSE=$(python3 -c "from pystats_harness.config import load_settings; print(load_settings().wheelhouse_dir)")
+# Settings as the tasks will see them (INVOKE_PYSTATS_* included), so the wheelhouse and image checked are theirs.
+WHEELHOUSE=$(python3 -c "import os; from pystats_harness.config import settings_from_environment as s; print(s(os.environ).wheelhouse_dir)")
 echo "+ scripts/make-wheelhouse.sh $WHEELHOUSE" >&2
 sh scripts/make-wheelhouse.sh "$WHEELHOUSE" >&2
-echo "+ scripts/make_benchmark_wheelhouse.py $WHEELHOUSE" >&2
-python3 scripts/make_benchmark_wheelhouse.py "$WHEELHOUSE" >&2
+# The benchmark wheelhouse (pyperformance's requirements; minutes to fetch) is not made here: collect,
+# history and bisect make it when they first need it (or: python3 scripts/make_benchmark_wheelhouse.py DIR).
 
 if ! python3 -c "
 from pystats_harness.infra import engine
-from pystats_harness.config import load_settings
-import sys
-sys.exit(0 if engine.image_id(engine.connect(), load_settings().image) else 1)" 2>/dev/null; then
+from pystats_harness.config import settings_from_environment
+import os, sys
+sys.exit(0 if engine.image_id(engine.connect(), settings_from_environment(os.environ).image) else 1)" 2>/dev/null; then
   echo "+ invoke image --bootstrap" >&2
   python3 -m invoke image --bootstrap
 fi

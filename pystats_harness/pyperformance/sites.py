@@ -28,6 +28,7 @@ from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.infra.runner import RUN_UID, RunRequest, run_python
 from pystats_harness.pyperformance import sitedriver
 from pystats_harness.pyperformance.wheelhouse import MOUNT, SitePlan, Source, Unavailable, failure_line, read_wheelhouse
+from pystats_harness.pyperformance.wheelhouse_ensure import ensure_benchmark_wheelhouse
 
 MARKER = "COMPLETE"
 OUTCOME = "outcome.json"
@@ -62,7 +63,9 @@ def _readable(root: Path) -> None:
 
 
 def benchmark_data_dir(ctx: Context) -> Path:
-    """pyperformance's ``data-files/benchmarks`` (``bm_*/``, MANIFEST), extracted once from its wheel."""
+    """pyperformance's ``data-files/benchmarks`` (``bm_*/``, MANIFEST), extracted once from its wheel;
+    the benchmark wheelhouse is made first if it is not complete (what needs benchmarks starts here)."""
+    ensure_benchmark_wheelhouse(ctx)
     wheelhouse = read_wheelhouse(ctx.settings.wheelhouse_dir)
     base = ctx.settings.paths.pyperformance / wheelhouse.pyperformance_version
     if (base / MARKER).is_file():

@@ -2,7 +2,8 @@
 
 Builds go to their own cache (PYSTATS_TEST_CACHE, default ~/.cache/pystats-harness-tests) whose
 mirror is fetched from the default cache's mirror, where scripts/bootstrap.sh imported the
-release sources. The helpers the tests share are in tests/support.
+release sources. The helpers the tests share are in tests/support. Tests of pyperformance benchmarks
+use ``benchmark_wheelhouse`` (made on first use, by the function collect uses).
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.config import load_settings
+from pystats_harness.config import load_settings, settings_from_environment
+from pystats_harness.console import Reporter
 from pystats_harness.infra import engine
+from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import Mirror
+from pystats_harness.pyperformance.wheelhouse_ensure import ensure_benchmark_wheelhouse
 from tests.support.faults import FAULTS
 from tests.support.invoke_runner import Harness
 
@@ -47,3 +51,12 @@ def harness() -> Harness:
     h = Harness(cache)
     Mirror(h.settings.mirror_dir).update(str(default.mirror_dir))
     return h
+
+
+@pytest.fixture(scope="session")
+def benchmark_wheelhouse() -> Path:
+    """The benchmark wheelhouse the tasks read (INVOKE_PYSTATS_WHEELHOUSE_DIR, else the default), made
+    once, before the first test that needs it, by the function collect uses (bootstrap does not make it)."""
+    settings = settings_from_environment(os.environ)
+    ensure_benchmark_wheelhouse(Context(settings, Reporter(verbose=True)))
+    return settings.wheelhouse_dir

@@ -33,7 +33,7 @@ from tests.support.invoke_runner import Harness
 from tests.support.planted import BASE, BRANCH, METRIC, PLANTED, SCRIPT, WORKLOAD, planted_history
 from tests.support.servers import redis_server
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("benchmark_wheelhouse")]
 BINARY_STEPS = 4  # the local bisect of this series: 4, 6 (fails), 7, 5
 
 

@@ -14,6 +14,8 @@ from tests.support.builds import built
 from tests.support.invoke_runner import Harness
 from tests.support.rendered import check_rendered, count, html_tables, rendered
 
+pytestmark = pytest.mark.usefixtures("benchmark_wheelhouse")
+
 #: Fast ones: a bench_time_func (nbody), a bench_func script timing three functions (logging), and
 #: a bench_command one (python_startup: the hook brackets the wrapper).
 FAST = "nbody,logging,python_startup"

@@ -16,6 +16,8 @@ import pytest
 from tests.support.history import mirror_real_history, needs_real_history
 from tests.support.invoke_runner import Harness
 
+pytestmark = pytest.mark.usefixtures("benchmark_wheelhouse")
+
 #: The faults, selected by the file planted next to it (/wheels/site/plant.txt). Only processes of
 #: the benchmark (its run script under /bench) are touched, so the null benchmark stays clean.
 SITECUSTOMIZE = r"""

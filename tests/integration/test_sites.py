@@ -21,7 +21,7 @@ from pystats_harness.pyperformance.wheelhouse import read_wheelhouse
 from tests.support.builds import built
 from tests.support.invoke_runner import Harness
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("benchmark_wheelhouse")]
 
 
 def context(harness: Harness) -> Context:

@@ -1,18 +1,17 @@
 """The benchmark wheelhouse's pure parts: reading its index and locks, the choice of wheel or sdist for
-final and development interpreters, the one-line errors, pip's failure line, the host script's helpers."""
+final and development interpreters, the one-line errors, pip's failure line, the fetch's helpers."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import tarfile
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from pystats_harness.pyperformance import sitedriver
+from pystats_harness.pyperformance import wheelhouse_fetch as fetch
 from pystats_harness.pyperformance.errors import WheelMissing
 from pystats_harness.pyperformance.sites import SiteSkipped, driver_plan
 from pystats_harness.pyperformance.wheelhouse import (
@@ -28,8 +27,6 @@ from pystats_harness.pyperformance.wheelhouse import (
     read_wheelhouse,
     short_version,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
 
 PACKAGES = {
     "pyyaml==6.0.1": {
@@ -232,18 +229,7 @@ def test_driver_finds_top_level_modules_from_top_level_txt_and_record(tmp_path: 
     assert sitedriver.top_level_modules(str(tmp_path)) == [("PyYAML", "yaml"), ("tomli", "six"), ("tomli", "tomli")]
 
 
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "make_benchmark_wheelhouse", ROOT / "scripts" / "make_benchmark_wheelhouse.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_script_reads_build_requirements_from_an_sdist(tmp_path: Path) -> None:
-    script = load_script()
+def test_fetch_reads_build_requirements_from_an_sdist(tmp_path: Path) -> None:
     for name, pyproject, expected in [
         ("a-1", b'[build-system]\nrequires = ["setuptools", "Cython<3.0"]\n', ["setuptools", "Cython<3.0", "wheel"]),
         ("b-1", None, ["setuptools>=40.8.0", "wheel", "wheel"]),
@@ -255,6 +241,6 @@ def test_script_reads_build_requirements_from_an_sdist(tmp_path: Path) -> None:
                     info = tarfile.TarInfo(member)
                     info.size = len(data)
                     archive.addfile(info, io.BytesIO(data))
-        assert script.sdist_build_requires(sdist) == expected
-    assert script.is_pure("six-1.16.0-py2.py3-none-any.whl") and not script.is_pure("x-1-cp313-cp313-linux.whl")
-    assert "--abi" in script.wheel_args("3.13", "x86_64") and "cp313" in script.wheel_args("3.13", "x86_64")
+        assert fetch.sdist_build_requires(sdist) == expected
+    assert fetch.is_pure("six-1.16.0-py2.py3-none-any.whl") and not fetch.is_pure("x-1-cp313-cp313-linux.whl")
+    assert "--abi" in fetch.wheel_args("3.13", "x86_64") and "cp313" in fetch.wheel_args("3.13", "x86_64")

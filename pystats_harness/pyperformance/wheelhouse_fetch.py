@@ -1,0 +1,300 @@
+"""Fetching the benchmark wheelhouse ``<wheelhouse_dir>/benchmarks/`` from the package index, on the host
+(the logic of scripts/make_benchmark_wheelhouse.py; :mod:`.wheelhouse_ensure` runs it when first needed):
+
+  tools/      pyperformance==1.14.0 (the benchmark scripts) and pip (run from its wheel in containers)
+  files/      every pinned requirement: the wheel for that X.Y and this arch where one exists (pure or
+              compiled), and the sdist of every package without a pure wheel (built in the builder image)
+  build/      the sdists' build requirements (pure wheels where they exist), pip's --find-links
+  locks/X.Y/bm_NAME.txt   each benchmark's requirements fully resolved for X.Y (exact pins)
+  index.json  per X.Y: the locks (sha256) and, per pin, its wheel, its sdist and why there is none
+
+Idempotent: a lock that exists is kept and a pin in index.json with its files present is not fetched
+again, so a second run asks the index nothing. Resolution: ``uv pip compile --python-version X.Y``;
+downloads: ``pip download --no-deps``, per pin.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import platform
+import subprocess
+import sys
+import tarfile
+import tempfile
+import tomllib
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pystats_harness.infra.fs import sha256_file, write_json_atomic, write_text_atomic
+
+#: A progress callback: one line of text.
+Say = Callable[[str], None]
+
+PYPERFORMANCE_VERSION = "1.14.0"
+PIP_VERSION = "26.3"
+#: Development interpreters (3.12.0a3+ of December 2022) predate what current tools assume of a 3.12
+#: (pip >= 23.1 passes shutil.rmtree(onexc=), newer setuptools needs tarfile.data_filter): they get the
+#: pip and the build tools of their time; sdists whose build needs newer ones are reported as such.
+DEVELOPMENT_PIP_VERSION = "23.0.1"
+DEVELOPMENT_CONSTRAINTS = ("setuptools==65.6.3", "wheel==0.38.4")
+SCHEMA = "pystats-harness/benchmark-wheelhouse/1"
+DEFAULT_VERSIONS = ("3.11", "3.12", "3.13")
+#: pip downloads at once (each pin's calls are independent; an sdist's metadata step is CPU-bound).
+DOWNLOAD_WORKERS = 4
+#: The builder image is Debian bookworm (glibc 2.36): every manylinux tag up to that glibc, listed one by one
+#: (pip download does not expand a --platform to older ones).
+MANYLINUX = "manylinux_2_36"
+GLIBC_MINORS = range(5, 37)
+LEGACY_MANYLINUX = ("manylinux2014", "manylinux2010", "manylinux1")
+#: What building an sdist needs when it declares nothing (pip's legacy default) and always (bdist_wheel).
+DEFAULT_BUILD_REQUIRES = ("setuptools>=40.8.0", "wheel")
+
+
+def pip(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+#: pip's framing around a failed build, never the line that says why.
+PIP_NOISE = ("subprocess-exited-with-error", "note:", "hint:", "encountered error", "[end of output]", "failed to build",
+             "metadata-generation-failed", "exit code:", "did not run successfully")  # fmt: skip
+
+
+def last_error(output: str) -> str:
+    """The line that says why pip failed (a Rust toolchain a package needs is named as such)."""
+    if any(word in output for word in ("maturin", "cargo", "rustc")):
+        return "needs a Rust toolchain (maturin/cargo), which the builder image does not have"
+    lines = [line.strip(" │╰─>×").strip() for line in output.splitlines()]
+    lines = [line for line in lines if line and not line.startswith("WARNING")]
+    meaningful = [line for line in lines if not any(noise in line.lower() for noise in PIP_NOISE)]
+    errors = [line for line in meaningful if "error" in line.lower()]
+    return (errors or meaningful or lines or ["(no output)"])[-1][:300]
+
+
+def download(dest: Path, *args: str) -> list[str]:
+    """pip download into a fresh temp dir beside ``dest``; move the files over; their names (or raise)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".download-") as tmp:
+        result = pip("download", "--dest", tmp, *args)
+        if result.returncode != 0:
+            raise RuntimeError(last_error(result.stdout + result.stderr))
+        names = sorted(os.listdir(tmp))
+        for name in names:
+            os.replace(Path(tmp) / name, dest / name)
+            (dest / name).chmod(0o644)
+    return names
+
+
+def wheel_args(version: str, arch: str) -> list[str]:
+    abi = "cp" + version.replace(".", "")
+    platforms = [
+        *(f"manylinux_2_{minor}_{arch}" for minor in GLIBC_MINORS),
+        *(f"{tag}_{arch}" for tag in LEGACY_MANYLINUX),
+    ]
+    return [
+        "--only-binary=:all:", "--python-version", version, "--implementation", "cp",
+        "--abi", abi, "--abi", "abi3", "--abi", "none",
+        *(arg for platform in [*platforms, "any"] for arg in ("--platform", platform)),
+    ]  # fmt: skip
+
+
+def pure_args(version: str) -> list[str]:
+    return ["--only-binary=:all:", "--python-version", version, "--implementation", "py", "--abi", "none",
+            "--platform", "any"]  # fmt: skip
+
+
+def is_pure(wheel: str) -> bool:
+    return wheel.endswith("-none-any.whl")
+
+
+def requirements_of(pyperformance_wheel: Path) -> dict[str, list[str]]:
+    """Each benchmark directory's requirements.txt lines (comments and blanks dropped)."""
+    found: dict[str, list[str]] = {}
+    with zipfile.ZipFile(pyperformance_wheel) as wheel:
+        for name in wheel.namelist():
+            parts = name.split("/")
+            if parts[-1] == "requirements.txt" and len(parts) >= 2 and parts[-2].startswith("bm_"):
+                text = wheel.read(name).decode()
+                lines = [line.split("#")[0].strip() for line in text.splitlines()]
+                found[parts[-2]] = [line for line in lines if line]
+    return dict(sorted(found.items()))
+
+
+def resolve(requirements: list[str], version: str, arch: str) -> list[str]:
+    """Exact pins for ``version`` (uv pip compile; markers evaluated for that X.Y on Linux ``arch``)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as req:
+        req.write("\n".join(requirements) + "\n")
+        req.flush()
+        command = [sys.executable, "-m", "uv", "pip", "compile", "--quiet", "--no-header", "--no-annotate",
+                   "--python-version", version, "--python-platform", f"{arch}-{MANYLINUX}", req.name]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(f"resolving {requirements} for {version} failed: {last_error(result.stderr)}")
+    return [line.strip() for line in result.stdout.splitlines() if "==" in line]
+
+
+def sdist_build_requires(sdist: Path) -> list[str]:
+    """[build-system].requires of an sdist's pyproject.toml, or pip's legacy default."""
+    text = None
+    if sdist.name.endswith(".zip"):
+        with zipfile.ZipFile(sdist) as archive:
+            names = [n for n in archive.namelist() if n.count("/") == 1 and n.endswith("/pyproject.toml")]
+            text = archive.read(names[0]).decode() if names else None
+    else:
+        with tarfile.open(sdist) as archive:
+            members = [m for m in archive.getmembers() if m.name.count("/") == 1 and m.name.endswith("/pyproject.toml")]
+            handle = archive.extractfile(members[0]) if members else None
+            text = handle.read().decode() if handle else None
+    requires = tomllib.loads(text).get("build-system", {}).get("requires") if text else None
+    return [*(requires if requires is not None else DEFAULT_BUILD_REQUIRES), "wheel"]
+
+
+def fetch_pin(root: Path, pin: str, version: str, arch: str) -> dict:
+    """The wheel for ``version`` (or none), the sdist unless the wheel is pure, and the sdist's build needs."""
+    name, _, exact = pin.partition("==")
+    entry: dict = {"name": name, "version": exact, "wheel": None, "sdist": None, "sdist_note": None}
+    try:
+        wheels = download(root / "files", "--no-deps", *wheel_args(version, arch), pin)
+        entry["wheel"] = f"files/{wheels[0]}"
+    except RuntimeError as exc:
+        entry["wheel_note"] = str(exc)
+    entry["kind"] = "pure" if entry["wheel"] and is_pure(entry["wheel"]) else "compiled" if entry["wheel"] else "sdist"
+    if entry["kind"] == "pure":
+        return entry
+    if entry["kind"] == "compiled":  # a pure wheel too serves development interpreters (charset-normalizer)
+        try:
+            entry["pure_wheel"] = f"files/{download(root / 'files', '--no-deps', *pure_args(version), pin)[0]}"
+        except RuntimeError:
+            entry["pure_wheel"] = None
+    try:
+        sdists = download(root / "files", "--no-deps", "--no-binary", name, pin)
+        entry["sdist"] = f"files/{sdists[0]}"
+    except RuntimeError as exc:
+        entry["sdist_note"] = f"no sdist could be fetched: {exc}"
+        return entry
+    entry["build_requires"] = sdist_build_requires(root / entry["sdist"])
+    entry["build_files"], entry["build_note"] = fetch_build_requires(root, entry["build_requires"], version, arch)
+    return entry
+
+
+def fetch_build_requires(root: Path, requires: list[str], version: str, arch: str) -> tuple[list[str], str | None]:
+    """Pure wheels of the build requirements (with their dependencies); compiled ones for X.Y if need be."""
+    for args in (pure_args(version), wheel_args(version, arch)):
+        try:
+            return [f"build/{n}" for n in download(root / "build", *args, *requires)], None
+        except RuntimeError as exc:
+            note = str(exc)
+    return [], f"build requirements {requires} not available: {note}"
+
+
+def present(root: Path, entry: dict) -> bool:
+    if entry.get("kind") == "compiled" and "pure_wheel" not in entry:
+        return False  # recorded before pure alternatives were looked for
+    files = [entry.get("wheel"), entry.get("sdist"), entry.get("pure_wheel"), *entry.get("build_files", [])]
+    return all((root / f).is_file() for f in files if f)
+
+
+def prepare_version(
+    root: Path,
+    version: str,
+    requirements: dict[str, list[str]],
+    old: dict,
+    arch: str,
+    pure: dict[str, dict],
+    log: Say,
+    tick: Say,
+) -> dict:
+    """Locks and files for one X.Y; what the previous index recorded (files present) is reused, and so is
+    a pin that is a pure wheel on another X.Y (``pure``: the same file serves every version). ``log``
+    hears what is to be fetched, ``tick`` each pin fetched."""
+    packages: dict[str, dict] = dict(old.get("packages", {}))
+    benchmarks: dict[str, dict] = {}
+    for bench, lines in requirements.items():
+        lock = root / "locks" / version / f"{bench}.txt"
+        if not lock.is_file():
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                pins = resolve(lines, version, arch)
+            except RuntimeError as exc:
+                benchmarks[bench] = {"lock": None, "note": str(exc)}
+                log(f"Python {version} {bench}: {exc}")
+                continue
+            write_text_atomic(lock, "".join(f"{pin}\n" for pin in pins))  # a lock that exists is kept
+        pins = [line.strip() for line in lock.read_text().splitlines() if line.strip()]
+        benchmarks[bench] = {"lock": str(lock.relative_to(root)), "sha256": sha256_file(lock), "pins": pins}
+    missing, wanted = [], sorted({pin for entry in benchmarks.values() for pin in entry.get("pins", [])})
+    for pin in wanted:
+        if pin in packages and present(root, packages[pin]):
+            continue
+        if pin in pure and present(root, pure[pin]):
+            packages[pin] = pure[pin]
+            continue
+        missing.append(pin)
+    log(f"Python {version}: {len(missing)} of {len(wanted)} pins to fetch")
+    with concurrent.futures.ThreadPoolExecutor(DOWNLOAD_WORKERS) as pool:
+        fetched = pool.map(lambda pin: fetch_pin(root, pin, version, arch), missing)
+        for done, (pin, entry) in enumerate(zip(missing, fetched, strict=True), start=1):
+            tick(f"{version} [{done}/{len(missing)}] {pin}: {entry['kind']}")
+            packages[pin] = entry
+            if entry["kind"] == "pure":
+                pure[pin] = entry
+    return {"benchmarks": benchmarks, "packages": dict(sorted(packages.items()))}
+
+
+def tool(root: Path, spec: str) -> str:
+    name, _, version = spec.partition("==")
+    found = sorted((root / "tools").glob(f"{name}-{version}-*.whl"))
+    if found:
+        return f"tools/{found[0].name}"
+    return f"tools/{download(root / 'tools', '--no-deps', '--only-binary=:all:', spec)[0]}"
+
+
+def development_tools(root: Path) -> list[str]:
+    """The pinned build tools of development interpreters, in build/ (pure wheels, no dependencies)."""
+    wanted = [spec.replace("==", "-") + "-" for spec in DEVELOPMENT_CONSTRAINTS]
+    if all(any(p.name.startswith(w) for p in (root / "build").glob("*.whl")) for w in wanted):
+        return sorted(f"build/{p.name}" for p in (root / "build").glob("*.whl") if p.name.startswith(tuple(wanted)))
+    return [
+        f"build/{n}" for n in download(root / "build", "--no-deps", "--only-binary=:all:", *DEVELOPMENT_CONSTRAINTS)
+    ]
+
+
+def make(wheelhouse_dir: Path, versions: Sequence[str], log: Say, tick: Say) -> dict[str, Any]:
+    """Fetch what ``<wheelhouse_dir>/benchmarks/`` lacks for ``versions`` (X.Y); the index written.
+    Raises RuntimeError (pip's or uv's one line) when the index cannot be reached."""
+    root = (wheelhouse_dir / "benchmarks").resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    index_path = root / "index.json"
+    old = json.loads(index_path.read_text()) if index_path.is_file() else {}
+    arch = platform.machine()
+    pyperformance = tool(root, f"pyperformance=={PYPERFORMANCE_VERSION}")
+    index: dict[str, Any] = {
+        "schema": SCHEMA,
+        "arch": arch,
+        "pyperformance": {"version": PYPERFORMANCE_VERSION, "wheel": pyperformance},
+        "pip": tool(root, f"pip=={PIP_VERSION}"),
+        "development": {
+            "pip": tool(root, f"pip=={DEVELOPMENT_PIP_VERSION}"),
+            "constraints": list(DEVELOPMENT_CONSTRAINTS),
+            "build_files": development_tools(root),
+        },
+        "requirements": requirements_of(root / pyperformance),
+        "versions": dict(old.get("versions", {})),  # X.Y not asked for this time are kept
+    }
+    for version in versions:
+        previous = old.get("versions", {}).get(version, {})
+        pure = {
+            pin: entry
+            for other in index["versions"].values()
+            for pin, entry in other.get("packages", {}).items()
+            if entry.get("kind") == "pure"
+        }
+        index["versions"][version] = prepare_version(
+            root, version, index["requirements"], previous, arch, pure, log, tick
+        )
+        write_json_atomic(index_path, index, sort_keys=True)  # after each X.Y: an interrupted run keeps what it fetched
+    return index
