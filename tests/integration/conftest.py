@@ -44,6 +44,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         f"{len(FAULTS)} faults, {sum(s for _, s, _, _ in FAULTS)} survived, {sum(d for _, _, d, _ in FAULTS)} entries "
         f"damaged, {sum(left for _, _, _, left in FAULTS)} leftovers"
     )
+    if table := os.environ.get("PYSTATS_FAULTS_TABLE"):  # the same rows as Markdown (the docs' tables)
+        rows = [f"| {f} | {'yes' if s else 'NO'} | {d} | {n} |" for f, s, d, n in FAULTS]
+        head = ["| fault | survived | damaged | leftovers |", "|---|---|---:|---:|"]
+        Path(table).write_text("\n".join([*head, *rows]) + "\n")
 
 
 @dataclass(frozen=True)
@@ -160,8 +164,9 @@ class Streamed:
                 self.proc.wait()
         pytest.fail(f"{why}; output so far:\n{''.join(self.lines)}")
 
-    def wait_for(self, marker: str, deadline: float = PHASE_DEADLINE) -> None:
-        """Read until the line ``marker``; fail if the build ends or ``deadline`` seconds pass first."""
+    def wait_for(self, marker: str, deadline: float = PHASE_DEADLINE, *, contains: bool = False) -> None:
+        """Read until the line ``marker`` (with ``contains``: a line containing it); fail if the process
+        ends or ``deadline`` seconds pass first."""
         end = time.monotonic() + deadline
         while True:
             try:
@@ -171,7 +176,7 @@ class Streamed:
             if line is None:
                 self._give_up(f"the build exited (code {self.proc.wait()}) before printing {marker!r}")
             self.lines.append(line)
-            if line.strip() == marker:
+            if (marker in line) if contains else (line.strip() == marker):
                 return
 
     def finish(self, timeout: float) -> str:
