@@ -9,7 +9,7 @@ the worker holding the build, while that worker builds the next revision.
 Units go to any fit worker, joined before or during the run: a worker is checked when it is first seen
 and when it first takes a unit; one that answers :class:`Unfit` gets its ``build`` resource set to 0 at
 the scheduler (no more units) and its unit goes to another. The client hands out one unit per free build
-slot, so a worker that joins takes the next one. A worker that dies mid-unit: the unit runs again on
+slot and names the worker, so a worker that joins takes the next one. A worker that dies mid-unit: the unit runs again on
 another (a half cache entry on the dead worker has no completion marker and is never served). With no
 fit worker left the client waits ``wait`` seconds for one, then NoUsableWorker (exit 18) names every
 worker and why; a scheduler that stops answering is ClusterUnavailable (exit 18) at once.
@@ -210,15 +210,14 @@ class Cluster(Generic[U, R]):
             self.refresh()
             since = self.no_fit_since(since)
 
-    def slots(self) -> int:
-        """Build slots of the fit workers (one unit's build each)."""
-        return len(self.workers.fit)
-
-    def submit(self, fn: Callable[[Any], Any], arg: Any, key: str, *, on: str = "") -> Any:
-        """A build task (``on`` empty: any worker with a free build slot), or a part pinned to ``on``."""
-        if on:
-            return self._client.submit(fn, arg, key=key, pure=False, workers=[on], allow_other_workers=False)
-        return self._client.submit(fn, arg, key=key, pure=False, resources={RESOURCE: 1})
+    def submit(self, fn: Callable[[Any], Any], arg: Any, key: str, *, on: str, slot: bool) -> Any:
+        """A task on the worker at ``on`` only: with ``slot``, a unit's build (it waits for that worker's
+        ``build`` resource); else a part beside it. The client chooses the worker: Dask's placement
+        does not see which build slots are free."""
+        resources = {RESOURCE: 1} if slot else None
+        return self._client.submit(
+            fn, arg, key=key, pure=False, workers=[on], allow_other_workers=False, resources=resources
+        )
 
     def cancel(self, futures: Sequence[Any]) -> None:
         if futures:

@@ -25,6 +25,7 @@ class Job:
     """One unit on its way: its build task, then (after :class:`Then`) its parts and their values."""
 
     index: int
+    worker: str = ""  # the address of the worker chosen for its build
     build: Any = None
     then: Then | None = None
     parts: list[Any] = field(default_factory=list)
@@ -37,7 +38,7 @@ class Job:
 class Run:
     def __init__(
         self,
-        cluster: Any,  # the Cluster (its alive, refresh, no_fit_since, slots, submit, wait_any, cancel, listen)
+        cluster: Any,  # the Cluster (workers, alive, refresh, no_fit_since, submit, outcome, wait_any, cancel, listen)
         fn: Callable[[Any], Any],
         units: Sequence[Any],
         on_done: Callable[[int, Any], None] | None,
@@ -80,14 +81,16 @@ class Run:
                     self._settle(future, self.jobs.pop(future))
 
     def _feed(self) -> None:
-        """A build task per free build slot of the fit workers (so a worker that joins takes the next)."""
-        building = len({id(job) for job in self.jobs.values() if job.then is None})
-        while self.todo and building < self.cluster.slots():
-            job = Job(self.todo.popleft())
+        """A build task for each fit worker whose build slot is free (so a worker that joins takes the next)."""
+        held = {job.worker for job in self.jobs.values() if job.then is None}
+        for address in [a for a in self.cluster.workers.fit if a not in held]:
+            if not self.todo:
+                return
+            job = Job(self.todo.popleft(), address)
             self.sent += 1
-            job.build = self.cluster.submit(self.fn, self.units[job.index], f"{self.tag}-{job.index}-{self.sent}")
+            key = f"{self.tag}-{job.index}-{self.sent}"
+            job.build = self.cluster.submit(self.fn, self.units[job.index], key, on=address, slot=True)
             self.jobs[job.build] = job
-            building += 1
 
     def _settle(self, future: Any, job: Job) -> None:
         value = self.cluster.outcome(future)
@@ -109,7 +112,7 @@ class Run:
         job.then = value
         for n, (fn, arg) in enumerate(value.parts):
             key = f"{self.tag}-{job.index}-{self.sent}-part{n}"
-            job.parts.append(self.cluster.submit(fn, arg, key, on=value.address))
+            job.parts.append(self.cluster.submit(fn, arg, key, on=value.address, slot=False))
             self.jobs[job.parts[-1]] = job
         if not value.parts:
             self._done(job.index, value.join([]))
@@ -129,9 +132,9 @@ class Run:
         self.todo.appendleft(job.index)
 
     def _left(self, address: str) -> None:
-        """Units whose parts were pinned to a worker that left start over (their build tasks Dask moves)."""
+        """The units of a worker that left (its build, or parts on the build it held) start over."""
         for job in {id(j): j for j in self.jobs.values()}.values():
-            if job.then is not None and job.then.address == address:
+            if (job.then.address if job.then is not None else job.worker) == address:
                 self._again(job)
 
     def _event(self, event: Any) -> None:

@@ -46,6 +46,12 @@ class State:
         self.harness, self.base, self.local, self.redis, self.wheelhouse = harness, base, local, redis, wheelhouse
         self.settings = harness.settings.with_overrides(ccache_remote=redis.url)
         self.env = {"INVOKE_PYSTATS_CLUSTER": local.address, "INVOKE_PYSTATS_CLUSTER_WAIT": WAIT}
+        self.started: list[subprocess.Popen[str]] = []  # killed at the end if a failed row left one running
+
+    def invoke(self, *args: str) -> Streamed:
+        streamed = Streamed(self.harness.popen(*args, **self.env))
+        self.started.append(streamed.proc)
+        return streamed
 
     def alive(self) -> list[str]:
         return [name for name, proc in self.local.workers.items() if proc.poll() is None]
@@ -110,7 +116,14 @@ def state(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         with local_cluster(settings, base, 2) as local:
             with Cluster[object, object](local.address, min_workers=2):
                 pass
-            yield State(harness, base, local, redis, wheelhouse)
+            state = State(harness, base, local, redis, wheelhouse)
+            try:
+                yield state
+            finally:
+                for proc in state.started:
+                    if proc.poll() is None:
+                        proc.kill()
+                        proc.wait()
     finally:
         redis.stop()
         engine.reap_orphans(engine.connect())
@@ -155,6 +168,7 @@ def test_a_worker_killed_mid_measure(state: State) -> None:
     FAULTS.append(("cluster: a worker killed mid-measure", survived, 0, len(left)))
     assert survived and results[0].worker != victim, results
     assert left == [], left
+    state.add(victim)  # restarted under a new address, with its cache: it takes units again
 
 
 def test_a_worker_killed_mid_build_redis_killed_and_a_worker_added(state: State, tmp_path: Path) -> None:
@@ -170,7 +184,7 @@ def test_a_worker_killed_mid_build_redis_killed_and_a_worker_added(state: State,
         sha = make_commit(mirror, sha, {path: ("100644", text.stdout + f"/* cluster fault {n} */\n")}, "f", "test/cf")
     out = tmp_path / "history"
     args = ("--from", BASE, "--to", sha, "--count", "3", "--workload", "nbody", "--metric", METRIC, "--out", str(out))
-    history = Streamed(state.harness.popen("history", *args, **state.env))
+    history = state.invoke("history", *args)
     builders = _busy(state, "build", deadline=300)
     deadline = time.monotonic() + 120
     while len(builders) < 2 and time.monotonic() < deadline:
@@ -202,9 +216,7 @@ def test_every_worker_killed_is_a_bounded_wait_then_exit_18(state: State, tmp_pa
     out = tmp_path / "history"
     args = ("--from", BASE, "--to", "test/cf", "--count", "2", "--workload", "nbody", "--out", str(out))
     start = time.monotonic()
-    history = Streamed(
-        state.harness.popen("history", *args, "--metric", "family.BINARY_OP.execution_count", **state.env)
-    )
+    history = state.invoke("history", *args, "--metric", "family.BINARY_OP.execution_count")
     history.wait_for("measuring 2 of", deadline=120, contains=True)
     killed = state.alive()
     for name in killed:
@@ -222,7 +234,7 @@ def test_every_worker_killed_is_a_bounded_wait_then_exit_18(state: State, tmp_pa
 
 def _collect(state: State, out: Path, loops: Path) -> Streamed:
     args = ("--rev", BASE, "--benchmarks", "nbody", "--loops", str(loops), "--out", str(out))
-    return Streamed(state.harness.popen("collect", *args, **state.env))
+    return state.invoke("collect", *args)
 
 
 @pytest.fixture
@@ -270,7 +282,7 @@ def test_the_scheduler_killed_is_exit_18_and_nothing_written(state: State, tmp_p
     out = tmp_path / "history"
     args = ("--from", BASE, "--to", "test/cf", "--count", "2", "--workload", "nbody", "--out", str(out))
     metric = "family.LOAD_ATTR.execution_count"  # not measured before: the units go out
-    history = Streamed(state.harness.popen("history", *args, "--metric", metric, **state.env))
+    history = state.invoke("history", *args, "--metric", metric)
     history.wait_for("measuring 2 of", deadline=120, contains=True)
     start = time.monotonic()
     state.local.kill_scheduler()
