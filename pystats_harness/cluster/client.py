@@ -7,8 +7,8 @@ time; a unit that answers :class:`~pystats_harness.cluster.units.Then` goes on i
 the worker holding the build, while that worker builds the next revision.
 
 Units go to any fit worker, joined before or during the run: a worker is checked when it is first seen
-and when it first takes a unit; one that answers :class:`Unfit` gets its ``build`` resource set to 0 at
-the scheduler (no more units) and its unit goes to another. The client hands out one unit per free build
+and when it first takes a unit; one that answers :class:`Unfit` gets no more units from this client (the
+client names the worker of every task) and its unit goes to another. The client hands out one unit per free build
 slot and names the worker, so a worker that joins takes the next one. A worker that dies mid-unit: the unit runs again on
 another (a half cache entry on the dead worker has no completion marker and is never served). With no
 fit worker left the client waits ``wait`` seconds for one, then NoUsableWorker (exit 18) names every
@@ -157,8 +157,6 @@ class Cluster(Generic[U, R]):
             reasons = self._check(new, info)
             for address in new:
                 self.workers.joined(address, str(info[address].get("name", address)), reasons[address])
-                if reasons[address]:
-                    self._no_more_units(address)
         return self.workers.lost(set(info))
 
     def _check(self, addresses: list[str], info: dict[str, Any]) -> dict[str, str]:
@@ -182,14 +180,8 @@ class Cluster(Generic[U, R]):
         return reasons
 
     def unfit(self, found: Unfit) -> None:
-        """A worker answered Unfit: it takes no more units (its build resource is 0 at the scheduler)."""
-        address = self.workers.unfitted(found.worker, found.reason)
-        if address is not None:
-            self._no_more_units(address)
-
-    def _no_more_units(self, address: str) -> None:
-        with suppress(Exception):
-            self._client.sync(self._client.scheduler.set_resources, resources={RESOURCE: 0}, worker=address)
+        """A worker answered Unfit: this client gives it no more units (another client checks it again)."""
+        self.workers.unfitted(found.worker, found.reason)
 
     def no_fit_since(self, since: float | None) -> float | None:
         """None while a worker is fit; else when the wait for one began (``since``, or now), and

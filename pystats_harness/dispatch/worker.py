@@ -88,19 +88,21 @@ def on_worker(work: Callable[[Context, str], R], failed: Callable[[HarnessError,
         return fault(name, exc)
 
 
-_FITNESS: dict[str, str] = {}  # this worker process's answer: checked once, or set by unfit()
+_FITNESS: dict[str, bool] = {}  # "fit": this worker process was found fit (not checked again until unfit)
 
 
 def fitness() -> str:
-    """This worker's fitness, checked when it first takes a unit ("" = fit)."""
-    if "why" not in _FITNESS:
-        _FITNESS["why"] = worker_fitness()
-    return _FITNESS["why"]
+    """This worker's fitness, checked when it first takes a unit ("" = fit), and again while it is not."""
+    if _FITNESS.get("fit"):
+        return ""
+    why = worker_fitness()
+    _FITNESS["fit"] = not why
+    return why
 
 
 def unfit(name: str, why: str) -> Unfit:
-    """This worker takes no more units (every later unit answers at once, without trying)."""
-    _FITNESS["why"] = why
+    """This worker cannot take units now (the client sends it no more; a later client checks it again)."""
+    _FITNESS["fit"] = False
     return Unfit(name, why)
 
 

@@ -18,7 +18,7 @@ from pystats_harness.infra.context import Context
 def fit_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A worker process whose fitness check passed (no engine is needed to classify errors)."""
     monkeypatch.setenv("INVOKE_PYSTATS_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(worker, "_FITNESS", {"why": ""})
+    monkeypatch.setattr(worker, "_FITNESS", {"fit": True})
     yield tmp_path / "cache"
 
 
@@ -56,11 +56,12 @@ def test_the_revisions_failure_comes_back_as_data(exc: errors.HarnessError) -> N
     ],
     ids=lambda e: type(e).__name__,
 )
-def test_a_worker_problem_makes_the_worker_unfit_for_every_later_unit(exc: errors.HarnessError) -> None:
+def test_a_worker_problem_makes_the_worker_unfit(exc: errors.HarnessError, monkeypatch: pytest.MonkeyPatch) -> None:
     first = _raising(exc)
     assert isinstance(first, Unfit) and type(exc).__name__ in first.reason and str(exc) in first.reason
+    monkeypatch.setattr(worker, "worker_fitness", lambda: "no usable Docker engine: gone")
     later = worker.on_worker(lambda ctx, name: "worked", lambda error, name: "failed")
-    assert later == Unfit(first.worker, first.reason)  # at once, without trying
+    assert later == Unfit(first.worker, "no usable Docker engine: gone")  # checked again, not taken on trust
 
 
 @pytest.mark.parametrize("exc", [KeyError("x"), errors.HarnessError("cannot write the result cache")])
