@@ -46,6 +46,8 @@ import contextlib
 from pystats_harness.bisect.judge import Judge
 from pystats_harness.bisect.search import bisect
 from pystats_harness.measure.outcome import Failure, Outcome
+from tests.support.planted import FLOAT_ADD_RULE
+from tests.support.repo import EPOCH, commit_files
 
 
 def history(rng: random.Random, n: int, rate: float, clustered: bool) -> tuple[list[float | None], int]:
@@ -117,11 +119,6 @@ def simulate(sizes: list[int], rates: list[float], trials: int, clustered: bool,
 
 # --- real mode ----------------------------------------------------------------------------------------
 
-FLOAT_ADD_RULE = """            if (PyFloat_CheckExact(lhs)) {
-                instr->op.code = BINARY_OP_ADD_FLOAT;
-                goto success;
-            }
-"""
 TRIVIAL_FILES = ("Objects/floatobject.c", "Objects/longobject.c", "Objects/listobject.c", "Objects/tupleobject.c")
 DEFAULT_METRIC = "opcode.BINARY_OP.specialization.hit / family.BINARY_OP.execution_count"
 
@@ -130,19 +127,9 @@ def synthetic_history(mirror_dir: Path, base: str, n: int, step_at: int) -> list
     """``n`` commits on top of ``base`` (returned oldest first, base excluded); commit ``step_at``
     (1-based, as an index on the bisect path) plants the change."""
     git = ["git", "--git-dir", str(mirror_dir)]
-    env = {
-        **os.environ,
-        "GIT_INDEX_FILE": str(mirror_dir / f"bench-index-{os.getpid()}"),
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "b@b",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "b@b",
-    }
 
-    def run(*args: str, input: str | None = None) -> str:
-        return subprocess.run(
-            [*git, *args], env=env, input=input, capture_output=True, text=True, check=True
-        ).stdout.strip()
+    def run(*args: str) -> str:
+        return subprocess.run([*git, *args], capture_output=True, text=True, check=True).stdout.strip()
 
     texts: dict[str, str] = {}
     parent, shas = run("rev-parse", f"{base}^{{commit}}"), []
@@ -158,14 +145,9 @@ def synthetic_history(mirror_dir: Path, base: str, n: int, step_at: int) -> list
             path = TRIVIAL_FILES[i % len(TRIVIAL_FILES)]
             texts[path] = (texts.get(path) or run("show", f"{parent}:{path}") + "\n") + f"/* bench commit {i} */\n"
             message = f"bench: trivial change {i} ({path})"
-        run("read-tree", parent)
-        blob = run("hash-object", "-w", "--stdin", input=texts[path])
-        run("update-index", "--cacheinfo", f"100644,{blob},{path}")
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{1700000000 + 60 * i} +0000"
-        parent = run("commit-tree", run("write-tree"), "-p", parent, "-m", message)
+        files = {path: ("100644", texts[path])}
+        parent = commit_files(mirror_dir, parent, files, message, branch="bench-bisect", date=EPOCH + 60 * i)
         shas.append(parent)
-    run("update-ref", "refs/heads/bench-bisect", parent)
-    os.unlink(env["GIT_INDEX_FILE"])
     return shas
 
 

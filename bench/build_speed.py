@@ -1,6 +1,6 @@
 """Build speed, side by side, in one run on the same source (issue: build a pystats interpreter).
 
-    python bench/build_speed.py [--rev v3.13.5] [--jobs N]
+    python bench/build_speed.py [--rev v3.13.5] [--jobs N] [--configs tier2,freethreading]
 
 Prints, for the same revision and the same builder image:
   raw     configure && make && make install in a plain container (no ccache, no harness)
@@ -11,6 +11,10 @@ Prints, for the same revision and the same builder image:
 the ratio cold/raw (goal <= 1.10x) and the size of the cold build's cache entry as `du -s` counts it
 (MiB; goal <= 100 MB). Uses a scratch cache dir and a scratch ccache volume,
 both removed afterwards; the mirror is fetched from the default cache's mirror.
+
+With ``--configs``, each named configuration (configs/configurations.toml) is then built cold too (its
+own empty ccache volume, the scratch cache dir) and its cold time and entry size are printed beside the
+default's; a configuration the revision cannot build prints the one line it is refused with.
 """
 
 from __future__ import annotations
@@ -32,13 +36,20 @@ import contextlib
 from pystats_harness.config import load_configure_flags, load_settings
 from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
+from tests.support.disk import disk_mb
+from tests.support.invoke_runner import invoke_env, run_invoke
+from tests.support.repo import commit_files
 
 
-def invoke(env: dict[str, str], *args: str) -> tuple[float, Path | None]:
-    """Seconds an `invoke` call took, and the entry it built (None unless it was a cache miss)."""
+def invoke(env: dict[str, str], *args: str, refused: list[str] | None = None) -> tuple[float, Path | None]:
+    """Seconds an `invoke` call took, and the entry it built (None unless it was a cache miss); with
+    ``refused``, a refusal (exit 29) is appended to it instead of ending the script."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "invoke", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    proc = run_invoke(*args, env=env)
     took = time.perf_counter() - start
+    if refused is not None and proc.returncode == 29:
+        refused.append(proc.stderr.strip())
+        return took, None
     if proc.returncode != 0:
         sys.exit(f"invoke {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
     built = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("build ")]
@@ -52,39 +63,13 @@ def invoke(env: dict[str, str], *args: str) -> tuple[float, Path | None]:
     return took, None
 
 
-def disk_mb(path: Path) -> float:
-    """What ``du -s`` says, in MiB (allocated blocks, each inode once, symlinks not followed)."""
-    seen, total = set(), 0
-    for f in [path, *path.rglob("*")]:
-        st = f.lstat()
-        if (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            total += st.st_blocks * 512
-    return total / 2**20
-
-
 def neighbour(mirror_dir: Path, rev: str) -> str:
     """A commit on top of ``rev`` that changes one C file (a comment), like a neighbouring commit."""
-    git = ["git", "--git-dir", str(mirror_dir)]
-    env = {
-        **os.environ,
-        "GIT_INDEX_FILE": str(mirror_dir / "bench-index"),
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "b@b",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "b@b",
-    }
-
-    def run(*a, **kw):
-        return subprocess.run([*git, *a], env=env, capture_output=True, text=True, check=True, **kw).stdout.strip()
-
-    text = run("show", f"{rev}:Python/specialize.c") + f"\n/* bench neighbour {time.time()} */\n"
-    run("read-tree", rev)
-    blob = run("hash-object", "-w", "--stdin", input=text)
-    run("update-index", "--cacheinfo", f"100644,{blob},Python/specialize.c")
-    sha = run("commit-tree", run("write-tree"), "-p", rev, "-m", "bench: neighbouring commit")
-    os.unlink(env["GIT_INDEX_FILE"])
-    return sha
+    show = ["git", "--git-dir", str(mirror_dir), "show", f"{rev}:Python/specialize.c"]
+    text = subprocess.run(show, capture_output=True, text=True, check=True).stdout.strip()
+    text += f"\n/* bench neighbour {time.time()} */\n"
+    files = {"Python/specialize.c": ("100644", text)}
+    return commit_files(mirror_dir, rev, files, "bench: neighbouring commit", date=None)
 
 
 def raw_build(settings, rev: str, jobs: int, client) -> float:
@@ -110,21 +95,43 @@ def raw_build(settings, rev: str, jobs: int, client) -> float:
     return took
 
 
+def configurations(env: dict[str, str], rev: str, names: list[str], cold: float, size: float, client) -> None:
+    """Each configuration built cold (its own empty ccache volume), beside the default's cold build."""
+    print(f"\n{'configuration':<16}{'cold build':>12}{'vs default':>12}{'entry':>10}")
+    print(f"{'default':<16}{cold:>11.1f}s{1:>11.2f}x{size:>8.1f}MB")
+    for name in names:
+        volume = f"{env['INVOKE_PYSTATS_CCACHE_VOLUME']}-{name}"
+        refused: list[str] = []
+        try:
+            took, entry = invoke(
+                {**env, "INVOKE_PYSTATS_CCACHE_VOLUME": volume},
+                "build",
+                "--rev",
+                rev,
+                "--config",
+                name,
+                refused=refused,
+            )
+        finally:
+            with contextlib.suppress(Exception):
+                client.volumes.get(volume).remove(force=True)
+        if entry is None:
+            print(f"{name:<16}{'refused' if refused else 'not built'}: {' '.join(refused)[:160]}")
+            continue
+        print(f"{name:<16}{took:>11.1f}s{took / cold:>11.2f}x{disk_mb(entry):>8.1f}MB", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rev", default="v3.13.5")
     ap.add_argument("--jobs", type=int, default=0)
+    ap.add_argument("--configs", default="", help="comma-separated configurations to build cold beside the default")
     args = ap.parse_args()
     base = load_settings({})
     client = engine.connect()
     scratch = Path(tempfile.mkdtemp(prefix="pystats-bench-"))
     volume = f"pystats-bench-ccache-{os.getpid()}"
-    env = {
-        **os.environ,
-        "INVOKE_PYSTATS_CACHE_DIR": str(scratch),
-        "INVOKE_PYSTATS_CCACHE_VOLUME": volume,
-        "INVOKE_PYSTATS_JOBS": str(args.jobs),
-    }
+    env = invoke_env(scratch, INVOKE_PYSTATS_CCACHE_VOLUME=volume, INVOKE_PYSTATS_JOBS=str(args.jobs))
     try:
         settings = load_settings({"cache_dir": str(scratch), "ccache_volume": volume, "jobs": str(args.jobs)})
         Mirror(settings.mirror_dir).update(str(base.mirror_dir))
@@ -150,6 +157,8 @@ def main() -> None:
         print(f"{'cache hit':<34}{hit:>9.1f}s{'<= 2 s':>12}")
         print(f"{'warm neighbour / cold':<34}{100 * warm / cold:>9.1f}%{'<= 15%':>12}")
         print(f"{'cold build entry size (du -s)':<34}{size:>8.1f}MB{'<= 100 MB':>12}")
+        if args.configs:
+            configurations(env, args.rev, [n for n in args.configs.split(",") if n], cold, size, client)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         with contextlib.suppress(Exception):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +23,10 @@ from rich.console import Console
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.support.invoke_runner import run_invoke
+
 DEFAULT = "nbody,richards,float,chaos,go,hexiom,deltablue,fannkuch,spectral_norm,raytrace,json_dumps,unpack_sequence"
 
 
@@ -31,7 +34,7 @@ def collect(rev: str, benchmarks: str, processes: int, jobs: int, out: Path, loo
     args = ["collect", "--rev", rev, "--benchmarks", benchmarks, "--jobs", str(jobs), "--processes", str(processes)]
     args += ["--out", str(out), "--no-manual", *(["--loops", str(loops)] if loops else [])]
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "invoke", *args], cwd=ROOT, capture_output=True, text=True)
+    proc = run_invoke(*args)
     seconds = time.perf_counter() - start
     if proc.returncode not in (0, 26):
         sys.exit(f"collect --jobs {jobs} failed (exit {proc.returncode}): {proc.stderr.strip()[-600:]}")

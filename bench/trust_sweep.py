@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -36,6 +35,10 @@ from rich.markup import escape
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.invoke_runner import run_invoke
+
 STEPS = ("fingerprint", "canaries", "leakage", "isolation", "baselines")
 
 # (revision, why it is in the sample); first-parent commits of main, chosen with
@@ -116,9 +119,8 @@ def _last_error(stderr: str) -> str:
 def run_one(rev: str, note: str, out: Path, workloads: str, cache_dir: Path) -> Row:
     rev_out = out / rev.replace("/", "_")
     chosen = ["--workloads", workloads] if workloads else []  # default: every workload of configs/suite.toml
-    cmd = [sys.executable, "-m", "invoke", "validate", "--rev", rev, *chosen, "--out", str(rev_out)]
     start = time.monotonic()
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    proc = run_invoke("validate", "--rev", rev, *chosen, "--out", str(rev_out))
     seconds = time.monotonic() - start
     (out / f"{rev_out.name}.log").write_text(proc.stdout + "\n--- stderr ---\n" + proc.stderr)
     result = rev_out / "validation.json"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,7 @@ SETTINGS: dict[str, Setting] = {
         "configs/configure.toml", "extra configure flags (`--enable-pystats` is always added)"
     ),
     "default_rev": Setting("v3.13.5", "revision used when `--rev` is omitted"),
+    "config": Setting("default", "build configuration used when `--config` is omitted (`configs/configurations.toml`)"),
     "keep_containers": Setting("false", "keep containers for debugging"),
     "run_timeout": Setting("900", "seconds a run container may take"),
     # Limits of a run container: the reference suite peaks at ~50 MiB and 2 processes (pyperf runs its
@@ -74,11 +76,7 @@ SETTINGS: dict[str, Setting] = {
         "their builds and runs to its workers",
         shown="empty (this machine)",
     ),
-    "cluster_wait": Setting(
-        "120",
-        "seconds a cluster client waits for a fit worker when none is left (each died or is unfit), then exit 18 "
-        "naming every worker and why; a scheduler that stops answering is exit 18 at once",
-    ),
+    "cluster_wait": Setting("120", "seconds a cluster client waits for a fit worker, then exit 18 naming each and why"),
     "baselines_dir": Setting(
         "configs/baselines", "where `invoke baseline` writes and `invoke validate` reads baselines"
     ),
@@ -113,6 +111,7 @@ class Settings:
     jobs: int
     configure_flags_file: Path
     default_rev: str
+    config: str  # a name in configs/configurations.toml, checked where a build is planned
     keep_containers: bool
     run_timeout: int
     run_memory: str  # a size the engine reads ("2g"), validated and lower-cased
@@ -265,6 +264,7 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         jobs=jobs,
         configure_flags_file=_project_path(str(merged["configure_flags_file"])),
         default_rev=str(merged["default_rev"]),
+        config=str(merged["config"]).strip() or "default",
         keep_containers=_as_bool("keep_containers", merged["keep_containers"]),
         run_timeout=_as_int("run_timeout", merged["run_timeout"]),
         run_memory=_as_size("run_memory", merged["run_memory"]),
@@ -283,8 +283,6 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
 
 def load_configure_flags(path: Path) -> tuple[str, ...]:
     """Extra configure flags from configs/configure.toml (``--enable-pystats`` is always added)."""
-    import tomllib
-
     try:
         data = tomllib.loads(path.read_text())
     except FileNotFoundError:

@@ -61,6 +61,18 @@ class RevisionUnsupported(HarnessError):
     exit_code = ExitCode.REVISION_UNSUPPORTED
 
 
+class ConfigurationUnsupported(HarnessError):
+    """A revision cannot build a configuration with pystats (no such configure option, an LLVM version
+    the builder's Debian lacks, no pystats there); decided while planning, before any work."""
+
+    exit_code = ExitCode.CONFIGURATION_UNSUPPORTED
+
+    def __init__(self, message: str, *, configuration: str, reasons: Sequence[str]) -> None:
+        super().__init__(message)
+        self.configuration = configuration
+        self.reasons = tuple(reasons)
+
+
 class EngineUnavailable(HarnessError):
     """The Docker engine cannot be reached."""
 

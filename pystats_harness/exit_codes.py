@@ -86,6 +86,11 @@ class ExitCode(_Coded):
         "collect on a cluster: the workers measured with different builds (named with their build keys); "
         "nothing is written",
     )
+    CONFIGURATION_UNSUPPORTED = (
+        29,
+        "the revision cannot build the `--config` configuration with pystats (no such configure option, an LLVM "
+        "version the builder's Debian lacks); refused while planning, the line says why and what to try",
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 
 

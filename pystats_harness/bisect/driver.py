@@ -113,17 +113,19 @@ def run_bisect(
     direction: str | None = None,
     loops: int | None = None,
     progress: Progress | None = None,
+    config: str = "default",
 ) -> BisectRun:
     """Measure good and bad, check they differ as claimed, then bisect the ancestry path between them:
-    one commit at a time here, or K at a time (k-ary rounds) on the K workers of ``pystats.cluster``."""
+    one commit at a time here, or K at a time (k-ary rounds) on the K workers of ``pystats.cluster``;
+    every commit built in configuration ``config``."""
     started = time.perf_counter()
     parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops, ctx), parse_direction(direction)
     good, path = bisect_path(Mirror(ctx.settings.mirror_dir), good, bad)
     progress = progress or Progress()
-    with open_fleet(ctx.with_reporter(progress.reporter), parsed, [work]) as fleet:
+    with open_fleet(ctx.with_reporter(progress.reporter), parsed, [work], config) as fleet:
         run = _search_with(fleet, progress, path, parsed, (good, bad), threshold, wanted)
     infos = {c.sha: ReportCommit(c.sha, c.subject, c.date) for c in path}
-    report = BisectReport(run.result, parsed.expression, work.name, good, bad, infos)
+    report = BisectReport(run.result, parsed.expression, work.name, good, bad, infos, config)
     wall = time.perf_counter() - started
     return BisectRun(report, work, run.records, run.labels, fleet.builds, wall, fleet.width, dict(fleet.unfit))
 
@@ -184,11 +186,18 @@ def _search_with(
 
 
 def measure_rev(
-    ctx: Context, rev: str, *, workload: str, metric: str, loops: int | None = None, progress: Progress | None = None
+    ctx: Context,
+    rev: str,
+    *,
+    workload: str,
+    metric: str,
+    loops: int | None = None,
+    progress: Progress | None = None,
+    config: str = "default",
 ) -> Measured:
     """One commit, as ``bisect-run`` needs it (the same caches as ``bisect``); progress index is -1."""
     parsed, work = parse_metric(metric), resolve_workload(workload, loops, ctx)
     commit = Mirror(ctx.settings.mirror_dir).resolve(rev)
     progress = progress or Progress()
     progress.start("bisect-run", 0, -1, commit)
-    return Measurer(ctx.with_reporter(progress.reporter), parsed, work).measure(commit)
+    return Measurer(ctx.with_reporter(progress.reporter), parsed, work, config).measure(commit)

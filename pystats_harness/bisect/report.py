@@ -40,6 +40,12 @@ class BisectReport:
     good_rev: str = ""
     bad_rev: str = ""
     commit_info: Mapping[str, CommitInfo] = field(default_factory=dict)
+    configuration: str = "default"  # the build configuration every commit was built in
+
+    @property
+    def config_note(self) -> str:
+        """What titles add for another configuration than the default (" (configuration tier2)")."""
+        return "" if self.configuration == "default" else f" (configuration {self.configuration})"
 
     def info(self, index: int) -> CommitInfo:
         sha = self.result.commits[index]
@@ -87,7 +93,9 @@ def to_rich(report: BisectReport) -> Table:
 
     r = report.result
     table = Table(
-        title=f"bisect {escape(report.metric)}" + (f" on {escape(report.workload)}" if report.workload else ""),
+        title=f"bisect {escape(report.metric)}"
+        + (f" on {escape(report.workload)}" if report.workload else "")
+        + report.config_note,
         caption=escape(summary(report)),
     )
     for title, justify in (
@@ -122,6 +130,7 @@ def to_markdown(report: BisectReport) -> str:
     lines = [
         f"**bisect** `{report.metric}`"
         + (f" on `{report.workload}`" if report.workload else "")
+        + report.config_note
         + (f": good {report.good_rev} → bad {report.bad_rev}" if report.good_rev or report.bad_rev else ""),
         "",
         summary(report),
@@ -157,6 +166,7 @@ def to_dict(report: BisectReport) -> dict[str, Any]:
         "schema": BISECT_SCHEMA,
         "metric": report.metric,
         "workload": report.workload,
+        "configuration": report.configuration,
         "good_rev": report.good_rev,
         "bad_rev": report.bad_rev,
         "judge": {
@@ -233,6 +243,6 @@ def from_json(text: str | Mapping[str, Any]) -> BisectReport:
         t["sha"]: CommitInfo(t["sha"], t.get("subject") or "", t.get("date") or "")
         for t in [*doc["tested"], *doc["candidates"]]
     }
-    return BisectReport(
-        result, doc["metric"], doc.get("workload") or "", doc.get("good_rev") or "", doc.get("bad_rev") or "", infos
-    )
+    revs = (doc.get("good_rev") or "", doc.get("bad_rev") or "")
+    config = doc.get("configuration") or "default"
+    return BisectReport(result, doc["metric"], doc.get("workload") or "", *revs, infos, config)

@@ -9,7 +9,7 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from pystats_harness.builder import locks
 from pystats_harness.infra.fs import read_json_cached
 from pystats_harness.infra.proc import reap_dead
+from pystats_harness.infra.runner import RuntimeSwitch
 from pystats_harness.stats.names import NameTables
 
 MARKER = "COMPLETE"
@@ -27,19 +28,27 @@ MARKER = "COMPLETE"
 RECIPE_VERSION = 6
 
 
-def cache_key(sha: str, patch_digests: Sequence[str], configure_flags: Sequence[str], image_id: str) -> str:
-    """hash(sha, patches applied, configure flags, image id); order of patches matters."""
-    payload = json.dumps(
-        {
-            "sha": sha,
-            "patches": list(patch_digests),
-            "flags": list(configure_flags),
-            "image": image_id,
-            "recipe": RECIPE_VERSION,
-        },
-        sort_keys=True,
-    )
-    return hashlib.sha256(payload.encode()).hexdigest()[:24]
+def cache_key(
+    sha: str,
+    patch_digests: Sequence[str],
+    configure_flags: Sequence[str],
+    image_id: str,
+    configuration: Mapping[str, Any] | None = None,
+) -> str:
+    """hash(sha, patches applied, configure flags, image id[, configuration]); order of patches matters.
+
+    The default configuration passes None and adds nothing: its keys are those of builds made before
+    configurations existed."""
+    fields: dict[str, Any] = {
+        "sha": sha,
+        "patches": list(patch_digests),
+        "flags": list(configure_flags),
+        "image": image_id,
+        "recipe": RECIPE_VERSION,
+    }
+    if configuration is not None:
+        fields["configuration"] = dict(configuration)
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,18 @@ class CacheEntry:
     @property
     def names_path(self) -> Path:
         return self.path / "names.json"
+
+    @property
+    def runtime_path(self) -> Path:
+        """The configuration's run-time switch (written before the fingerprint runs; absent: none)."""
+        return self.path / "runtime.json"
+
+    def runtime_switch(self) -> RuntimeSwitch:
+        """What every run of this build adds (the configuration's ``-X uops``, say)."""
+        if not self.runtime_path.is_file():
+            return RuntimeSwitch()
+        doc = read_json_cached(self.runtime_path)
+        return RuntimeSwitch(tuple(doc.get("args", ())), dict(doc.get("env", {})))
 
     def complete(self) -> bool:
         return (self.path / MARKER).is_file()
@@ -134,6 +155,7 @@ class BuildFacts:
 def _stats_metadata(manifest: dict[str, Any], key: str, rev: str | None) -> dict[str, Any]:
     return {
         "revision": rev or manifest["revision"],
+        "configuration": manifest.get("configuration", "default"),
         "sha": manifest["sha"],
         "python_version": manifest["python"].get("version"),
         "build_key": key,

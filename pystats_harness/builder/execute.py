@@ -183,6 +183,9 @@ def manifest(plan: BuildPlan, facts: dict[str, Any], report: probes.ProbeReport,
         "sha": plan.commit.sha,
         "commit_date": plan.commit.date,
         "subject": plan.commit.subject,
+        "configuration": plan.configuration.name,
+        "configuration_form": {"id": plan.configuration.form, "llvm": plan.configuration.llvm},
+        "runtime": plan.configuration.runtime(),
         "patches": plan.patches.manifest_patches(),
         "configure_flags": list(plan.all_configure_args),
         "image": {"tag": plan.image_tag, "id": plan.image_id},
@@ -192,7 +195,13 @@ def manifest(plan: BuildPlan, facts: dict[str, Any], report: probes.ProbeReport,
         "seconds": facts["seconds"],
         "python": report.python,
         "fingerprint": report.fingerprint,
-        "verification": {"ok": report.ok, "mismatches": report.mismatches, "strict": strict},
+        "verification": {
+            "ok": report.ok,
+            "mismatches": report.mismatches,
+            "strict": strict,
+            "configuration": report.configuration,
+            "exempt": report.exempted,
+        },
         "patch_decisions": plan.patches.manifest_decisions(),
         "source_files": facts.get("source_files", []),
         "built_at": facts["built_at"],
@@ -202,7 +211,8 @@ def manifest(plan: BuildPlan, facts: dict[str, Any], report: probes.ProbeReport,
 def _fingerprint(ctx: Context, plan: BuildPlan, entry: CacheEntry) -> tuple[probes.ProbeReport, float]:
     t1 = time.perf_counter()
     ctx.reporter.phase("fingerprint")
-    report = probes.collect(ctx, entry, image=plan.image_id)
+    config = plan.configuration
+    report = probes.collect(ctx, entry, image=plan.image_id, configuration=config.name, exempt=dict(config.exempt))
     probes.capture_names(ctx, entry, plan.image_id)
     seconds = time.perf_counter() - t1
     ctx.reporter.phase("fingerprint", seconds)
@@ -222,6 +232,9 @@ def _build(ctx: Context, plan: BuildPlan) -> CacheEntry:
     ):
         facts = {**_compile(ctx, plan, mirror, wt, staged, t0), "built_at": built_at}
         entry = CacheEntry(staged)
+        switch = plan.configuration.runtime()
+        if switch["args"] or switch["env"]:  # every run of this build uses it, the fingerprint's first
+            write_json_atomic(entry.runtime_path, switch, indent=2, sort_keys=True)
         report, seconds = _fingerprint(ctx, plan, entry)
         facts["seconds"]["fingerprint"] = round(seconds, 2)
         doc = manifest(plan, facts, report, strict=plan.verify_strict)

@@ -198,8 +198,13 @@ def judge(probe: Probe, obs: Observation) -> ProbeVerdict:
 
 
 def to_rich(
-    verdicts: Iterable[ProbeVerdict], *, only_mismatches: bool = False, title: str = "pystats behaviour fingerprint"
+    verdicts: Iterable[ProbeVerdict],
+    *,
+    only_mismatches: bool = False,
+    title: str = "pystats behaviour fingerprint",
+    exempt: Mapping[str, str] | None = None,
 ) -> Table:
+    """The verdicts as a table; a probe in ``exempt`` (its configuration's reason) is shown as exempt."""
     table = Table(title=title, show_lines=True)
     for column in ("probe", "expected", "observed", "verdict"):
         table.add_column(column, no_wrap=column in ("probe", "expected"))
@@ -207,5 +212,7 @@ def to_rich(
         if only_mismatches and v.ok:
             continue
         verdict = "[green]ok[/]" if v.ok else "[bold red]MISMATCH[/]\n" + escape("\n".join(v.problems))
+        if exempt and v.probe.id in exempt:
+            verdict = f"[yellow]exempt[/]: {escape(exempt[v.probe.id])}" + ("" if v.ok else "\n" + verdict)
         table.add_row(v.probe.id, v.probe.expect.value, escape(v.observed), verdict)
     return table

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pystats_harness.builder.configurations import load_configurations, variant_image
 from pystats_harness.errors import ConfigError, ImageError
 from pystats_harness.infra import engine, proc
 from pystats_harness.infra.context import Context
@@ -107,3 +108,18 @@ def build_builder_image(ctx: Context, *, bootstrap: bool, on_line: Callable[[str
         base = settings.bootstrap_image
     image = engine.build_image(client, DOCKER_DIR, settings.image, {"BASE": base}, on_line)
     return ImageResult(tag=settings.image, image_id=image, base=base, bootstrapped=bootstrap)
+
+
+def build_llvm_variant(ctx: Context, version: int, on_line: Callable[[str], None]) -> ImageResult:
+    """The builder image with Debian's LLVM ``version`` added (docker/llvm/Dockerfile on top of
+    ``settings.image``), tagged as the jit configuration's plans look it up."""
+    settings = ctx.settings
+    llvm = load_configurations().llvm
+    if version not in llvm.available:
+        have = ", ".join(map(str, llvm.available))
+        raise ConfigError(f"--llvm {version}: the builder's Debian has LLVM {have} (configs/configurations.toml)")
+    engine.require_image(ctx.docker, settings.image)
+    tag = variant_image(settings.image, version)
+    args = {"BASE": settings.image, "PACKAGES": " ".join(llvm.packages_for(version))}
+    image = engine.build_image(ctx.docker, DOCKER_DIR / "llvm", tag, args, on_line)
+    return ImageResult(tag=tag, image_id=image, base=settings.image, bootstrapped=False)

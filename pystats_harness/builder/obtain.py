@@ -2,7 +2,9 @@
 measurement at a commit, a unit on a cluster worker) asks here:
 
 * :func:`plan_for`: read what planning needs (the commit's tree through the mirror, the patch series,
-  the configure flags, the builder image's id) and plan (pure, :func:`~pystats_harness.builder.plan.plan_build`);
+  the configure flags, the builder image's id, the configuration ``--config`` names) and plan (pure,
+  :func:`~pystats_harness.builder.plan.plan_build`); a revision that cannot build the configuration is
+  refused as soon as its tree is read, before the engine is asked for anything (exit 29);
 * :func:`obtain`: the planned build from the cache, built first when missing (or NotBuilt, exit 13,
   when the caller asked not to build), and whether a build ran.
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pystats_harness.builder.cache import CacheEntry, lookup
+from pystats_harness.builder.configurations import DEFAULT, choose, load_configurations, variant_image
 from pystats_harness.builder.execute import execute
 from pystats_harness.builder.plan import BuildPlan, PlanInputs, plan_build
 from pystats_harness.builder.series import load_series
@@ -34,25 +37,42 @@ class Obtained:
     built: bool
 
 
-def plan_inputs(ctx: Context, commit: CommitInfo, requested_patches: str = "auto") -> PlanInputs:
-    """What planning ``commit`` reads, read now (the image id needs the engine; the tree, the mirror)."""
+def plan_inputs(ctx: Context, commit: CommitInfo, requested_patches: str = "auto", config: str = DEFAULT) -> PlanInputs:
+    """What planning ``commit`` reads, read now (the image ids need the engine; the tree, the mirror).
+    An unknown configuration is ConfigError (exit 2) naming the known ones; a revision that cannot build
+    it is refused here already (exit 29), before the engine is asked for anything."""
     settings = ctx.settings
     mirror = Mirror(settings.mirror_dir)
+    known = load_configurations()
+    configuration = known.get(config)
+
+    def read(path: str) -> str | None:
+        return mirror.read_file(commit.sha, path)
+
+    chosen = choose(configuration, read, known.llvm, f"{commit.rev} ({commit.short})")  # the plan chooses again
+    variants: dict[str, str] = {}
+    if chosen.llvm is not None:
+        tag = variant_image(settings.image, chosen.llvm)
+        if (found := engine.image_id(ctx.docker, tag)) is not None:
+            variants[tag] = found
     return PlanInputs(
         commit,
-        lambda path: mirror.read_file(commit.sha, path),
+        read,
         load_series(),
         requested_patches,
         load_configure_flags(settings.configure_flags_file),
         settings.image,
         engine.require_image(ctx.docker, settings.image),
         settings.make_jobs,
+        configuration,
+        known.llvm,
+        variants,
     )
 
 
-def plan_for(ctx: Context, commit: CommitInfo, requested_patches: str = "auto") -> BuildPlan:
-    """The plan of ``commit``'s build with ``--patches requested_patches``."""
-    return plan_build(plan_inputs(ctx, commit, requested_patches))
+def plan_for(ctx: Context, commit: CommitInfo, requested_patches: str = "auto", config: str = DEFAULT) -> BuildPlan:
+    """The plan of ``commit``'s build of configuration ``config`` with ``--patches requested_patches``."""
+    return plan_build(plan_inputs(ctx, commit, requested_patches, config))
 
 
 def cached(ctx: Context, plan: BuildPlan) -> CacheEntry | None:
@@ -68,9 +88,11 @@ def obtain(ctx: Context, plan: BuildPlan, *, build_missing: bool = True) -> Obta
         return Obtained(plan, entry, False)
     commit = plan.commit
     if not build_missing:
+        config = plan.configuration
+        option = "" if config.is_default else f" --config {config.name}"
         raise NotBuilt(
-            f"no cached build of {commit.rev} ({commit.short}, --patches {plan.patches.requested}); "
-            f"run `invoke build --rev {commit.rev}` first"
+            f"no cached build of {commit.rev} ({commit.short}, --patches {plan.patches.requested}{option}); "
+            f"run `invoke build --rev {commit.rev}{option}` first"
         )
     ctx.reporter.info(f"building {commit.rev} ({commit.short})")
     return Obtained(plan, execute(ctx, plan), True)

@@ -6,18 +6,21 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-from pystats_harness.builder import patches
+from pystats_harness.builder import configurations, patches
 from pystats_harness.builder.cache import cache_key
+from pystats_harness.builder.configurations import DEFAULT_CHOSEN, Chosen, Configuration, Llvm
 from pystats_harness.builder.series import Reader, Series
+from pystats_harness.errors import ImageError
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER
 
 
 @dataclass(frozen=True)
 class BuildPlan:
-    """Everything a build will do: the commit, its patches, flags, image, and the cache key."""
+    """Everything a build will do: the commit, its patches, flags, image, configuration, and the cache key."""
 
     commit: CommitInfo
     patches: patches.PatchPlan
@@ -26,10 +29,12 @@ class BuildPlan:
     image_id: str
     key: str
     jobs: int
+    configuration: Chosen = DEFAULT_CHOSEN
 
     @property
     def all_configure_args(self) -> tuple[str, ...]:
-        return (f"--prefix={PREFIX_IN_CONTAINER}", "--enable-pystats", *self.configure_flags)
+        extra = self.configuration.flags
+        return (f"--prefix={PREFIX_IN_CONTAINER}", "--enable-pystats", *self.configure_flags, *extra)
 
     @property
     def verify_strict(self) -> bool:
@@ -40,8 +45,9 @@ class BuildPlan:
 @dataclass(frozen=True)
 class PlanInputs:
     """What a plan is made from, read before planning (:func:`pystats_harness.builder.obtain.plan_for`):
-    the commit (resolved once), a reader of its tree (the patch probes), the patch series, the
-    configure flags and the builder image pinned by id."""
+    the commit (resolved once), a reader of its tree (the patch and configuration probes), the patch
+    series, the configure flags, the builder image pinned by id, the configuration asked for, the LLVM
+    versions Debian has, and the ids of the builder image's LLVM variants present (tag -> id)."""
 
     commit: CommitInfo
     read_tree: Reader
@@ -51,14 +57,44 @@ class PlanInputs:
     image_tag: str
     image_id: str
     jobs: int
+    configuration: Configuration | None = None  # None: the default configuration
+    llvm: Llvm = field(default_factory=Llvm)
+    variant_images: Mapping[str, str] = field(default_factory=dict)
+
+
+def _image(inputs: PlanInputs, chosen: Chosen) -> tuple[str, str]:
+    """The builder image (tag, id) of the chosen configuration: its LLVM variant when it needs one."""
+    if chosen.llvm is None:
+        return inputs.image_tag, inputs.image_id
+    tag = configurations.variant_image(inputs.image_tag, chosen.llvm)
+    found = inputs.variant_images.get(tag)
+    if found is None:
+        raise ImageError(
+            f"configuration {chosen.name} at {inputs.commit.rev} builds with LLVM {chosen.llvm}: its builder image "
+            f"{tag} is missing; make it with `invoke image --llvm {chosen.llvm}`"
+        )
+    return tag, found
 
 
 def plan_build(inputs: PlanInputs) -> BuildPlan:
-    """Select patches by probing the tree and compute the cache key; reads nothing but ``inputs``."""
+    """Select patches and the configuration's form by probing the tree and compute the cache key (the
+    default configuration adds nothing to it); reads nothing but ``inputs``."""
     selection = patches.select(inputs.read_tree, inputs.requested_patches, inputs.series)
-    key = cache_key(inputs.commit.sha, selection.digests, inputs.configure_flags, inputs.image_id)
+    chosen = DEFAULT_CHOSEN
+    if inputs.configuration is not None:
+        what = f"{inputs.commit.rev} ({inputs.commit.short})"
+        chosen = configurations.choose(inputs.configuration, inputs.read_tree, inputs.llvm, what)
+    tag, image_id = _image(inputs, chosen)
+    key = cache_key(inputs.commit.sha, selection.digests, inputs.configure_flags, image_id, chosen.key_part())
     return BuildPlan(
-        inputs.commit, selection, inputs.configure_flags, inputs.image_tag, inputs.image_id, key, inputs.jobs
+        commit=inputs.commit,
+        patches=selection,
+        configure_flags=inputs.configure_flags,
+        image_tag=tag,
+        image_id=image_id,
+        key=key,
+        jobs=inputs.jobs,
+        configuration=chosen,
     )
 
 
@@ -69,6 +105,7 @@ def to_text(plan: BuildPlan, *, cached: bool) -> str:
             f"revision   {c.rev} -> {c.sha}",
             f"commit     {c.date}  {c.subject[:70]}",
             f"patches    {plan.patches.summary()}",
+            f"config     {plan.configuration.describe()}",
             f"image      {plan.image_tag} ({plan.image_id[:19]})",
             f"configure  {' '.join(plan.all_configure_args)}",
             f"jobs       make -j{plan.jobs}",
@@ -79,8 +116,10 @@ def to_text(plan: BuildPlan, *, cached: bool) -> str:
 
 
 def build_group(plan: BuildPlan, configure_ac: str) -> str:
-    """Builds that may share configure results and a build directory: same image, flags, X.Y."""
+    """Builds that may share configure results and a build directory: same image, flags (the
+    configuration's included), X.Y."""
     m = re.search(r"PYTHON_VERSION\]?,\s*\[?(\d+\.\d+)", configure_ac)
     version = m.group(1) if m else "unknown"
-    digest = hashlib.sha256(json.dumps([plan.image_id, plan.configure_flags, version]).encode()).hexdigest()[:16]
+    flags = [*plan.configure_flags, *plan.configuration.flags]
+    digest = hashlib.sha256(json.dumps([plan.image_id, flags, version]).encode()).hexdigest()[:16]
     return f"{version}-{digest}"

@@ -52,6 +52,7 @@ class EntryInfo:
     patches: tuple[str, ...] = ()
     python: str = "?"
     group: str = ""
+    configuration: str = "default"
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,7 @@ def _info(builds_dir: Path, path: Path) -> EntryInfo:
         tuple(p.get("id", "?") for p in m.get("patches", [])),
         str(m.get("python", {}).get("version", "?")),
         str(m.get("build_dir", {}).get("group", "")),
+        str(m.get("configuration", "default")),
     )
 
 

@@ -24,7 +24,7 @@ from pystats_harness.bisect.driver import BisectRun, Progress, run_bisect
 from pystats_harness.bisect.judge import Judge, Verdict
 from pystats_harness.bisect.plot import write_plot
 from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich
-from pystats_harness.cli.common import number
+from pystats_harness.cli.common import CONFIG_HELP, configuration, number, out_suffix
 from pystats_harness.cli.shell import exit_with, harness_task, settings_of
 from pystats_harness.config import Settings
 from pystats_harness.console import Reporter, stdout_console
@@ -111,9 +111,9 @@ class RichProgress(Progress):
         )
 
 
-def default_out(settings: Settings, workload: str) -> Path:
+def default_out(settings: Settings, workload: str, config: str = "default") -> Path:
     stem = Path(workload).stem if workload.endswith(".py") else workload
-    return settings.paths.bisect_reports / f"{time.strftime('%Y%m%dT%H%M%S')}-{stem}"
+    return settings.paths.bisect_reports / f"{time.strftime('%Y%m%dT%H%M%S')}-{stem}{out_suffix(config)}"
 
 
 def write_outputs(run: BisectRun, out: Path) -> dict[str, Path]:
@@ -169,6 +169,7 @@ def bisect(
     loops: Any = None,
     out: str | Path | None = None,
     jobs: Any = None,
+    config: str = "default",
 ) -> int:
     """`invoke bisect`: 0 when the search finished (exact commit or a range around unbuildable ones)."""
     if jobs not in (None, ""):
@@ -184,8 +185,9 @@ def bisect(
             direction=direction or None,
             loops=number("loops", loops, int),
             progress=progress,
+            config=config,
         )
-    paths = write_outputs(run, Path(out) if out else default_out(ctx.settings, workload))
+    paths = write_outputs(run, Path(out) if out else default_out(ctx.settings, workload, config))
     stdout = stdout_console()
     stdout.print(to_rich(_short_reasons(run.report)))
     r = run.report.result
@@ -223,6 +225,7 @@ def bisect(
         "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 10 for a script)",
         "out": "directory for report.json, report.md, plot.png (default: <cache_dir>/bisect/<time>-<workload>)",
         "jobs": "make -j for the builds (default: setting pystats.jobs)",
+        "config": CONFIG_HELP + "; every commit is built in it (a commit that cannot build it is skipped)",
     }
 )
 def bisect_task(
@@ -236,10 +239,12 @@ def bisect_task(
     loops: str | None = None,
     out: str | None = None,
     jobs: str | None = None,
+    config: str | None = None,
 ) -> None:
     """Find the first commit between good and bad where a pystats metric changed."""
+    ctx = settings_of(c)
     code = bisect(
-        settings_of(c),
+        ctx,
         good=good,
         bad=bad,
         workload=workload,
@@ -249,5 +254,6 @@ def bisect_task(
         loops=loops,
         out=out,
         jobs=jobs,
+        config=configuration(ctx, config),
     )
     exit_with(code)

@@ -24,7 +24,7 @@ from pystats_harness.bisect.driver import measure_rev
 from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_BAD, EXIT_GOOD, EXIT_SKIP, exit_code, exit_code_for_error
 from pystats_harness.bisect.judge import Direction, Judge, parse_direction
 from pystats_harness.cli.bisect import RichProgress
-from pystats_harness.cli.common import number
+from pystats_harness.cli.common import configuration, number
 from pystats_harness.cli.shell import settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError, HarnessError, RevisionNotFound
@@ -56,6 +56,7 @@ def bisect_run(
     direction: str | None = "up",
     rev: str | None = None,
     loops: Any = None,
+    config: str | None = None,
 ) -> int:
     """`invoke bisect-run` for `git bisect run`: 0 good, 1 bad, 125 skip, 128 setup error, 130 Ctrl-C.
 
@@ -65,6 +66,7 @@ def bisect_run(
     from_cwd = False
     try:
         ctx = make_context()
+        name = configuration(ctx, config)
         value = number("threshold", threshold)
         if value is None:
             raise ConfigError("--threshold is required (git bisect run judges each commit on its own)")
@@ -72,9 +74,8 @@ def bisect_run(
         if not rev:
             rev, from_cwd = _rev_of_cwd()
         with RichProgress(err) as progress:
-            rec = measure_rev(
-                ctx, rev, workload=workload, metric=metric, loops=number("loops", loops, int), progress=progress
-            )
+            loops_n = number("loops", loops, int)
+            rec = measure_rev(ctx, rev, workload=workload, metric=metric, loops=loops_n, progress=progress, config=name)
     except BaseException as exc:
         code = exit_code_for_error(exc)
         if isinstance(exc, RevisionNotFound) and from_cwd:
@@ -106,6 +107,7 @@ def bisect_run(
         "direction": "up (default): bad means above the threshold; down: below",
         "rev": "revision to measure (default: the current directory's BISECT_HEAD or HEAD)",
         "loops": "bracketed loops per run (default as for invoke bisect)",
+        "config": "build configuration (as for invoke bisect); a commit that cannot build it is skipped (125)",
     },
 )
 def bisect_run_task(
@@ -116,6 +118,7 @@ def bisect_run_task(
     direction: str = "up",
     rev: str | None = None,
     loops: str | None = None,
+    config: str | None = None,
 ) -> None:
     """For `git bisect run`: measure HEAD (or --rev); exit 0 good, 1 bad, 125 skip, 128 setup error."""
     code = bisect_run(
@@ -126,5 +129,6 @@ def bisect_run_task(
         direction=direction,
         rev=rev,
         loops=loops,
+        config=config,
     )
     raise Exit(code=code)

@@ -41,11 +41,13 @@ def _space(ctx: Context) -> list[tuple[str, str, str]]:
 def show(ctx: Context) -> None:
     entries = prune.inventory(ctx.settings)
     table = Table(title=f"builds in {ctx.settings.builds_dir}")
-    for column in ("revision", "sha", "patches", "python", "size", "created", "last used", "state", "key"):
+    columns = ("revision", "configuration", "sha", "patches", "python", "size", "created", "last used", "state", "key")
+    for column in columns:
         table.add_column(column, justify="right" if column == "size" else "left")
     for e in entries:
         table.add_row(
             escape(e.revision),
+            escape(e.configuration),
             e.sha[:10],
             ",".join(e.patches) or "-",
             e.python,

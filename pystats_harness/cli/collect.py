@@ -11,7 +11,7 @@ from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cli.common import number, resolve
+from pystats_harness.cli.common import CONFIG_HELP, configuration, number, out_suffix, resolve
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.collect import driver, one
@@ -37,6 +37,7 @@ def run_collect(
     ctx: Context,
     rev: str | None,
     patches: str,
+    config: str = "default",
     *,
     benchmarks: str,
     jobs: int,
@@ -52,18 +53,18 @@ def run_collect(
         loops_file.check_covers(fixed, [b.name for b in chosen], Path(loops))
     driver.check_request(chosen, jobs, processes, Path(out).resolve() if out else None)
     commit = resolve(ctx, rev)
-    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{commit.rev.replace('/', '_')}"
+    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{commit.rev.replace('/', '_')}{out_suffix(config)}"
     out_dir = Path(out).resolve() if out else ctx.settings.paths.collect_outputs / stamp
     request = driver.Request(chosen, jobs, processes, fixed, out_dir, manual)
     outcomes = run_dispatched(
         ctx,
-        lambda: _here(ctx, commit, patches, suite_benchmarks, request),
-        lambda cluster: _on_cluster(ctx, cluster, commit, patches, suite_benchmarks, request),
+        lambda: _here(ctx, commit, (patches, config), suite_benchmarks, request),
+        lambda cluster: _on_cluster(ctx, cluster, commit, (patches, config), suite_benchmarks, request),
     )
     console = stdout_console()
-    console.print(
-        collect_report.to_rich(outcomes, f"pystats over pyperformance {suite_benchmarks.version}: {commit.rev}")
-    )
+    named = "" if config == "default" else f" (configuration {config})"
+    title = f"pystats over pyperformance {suite_benchmarks.version}: {commit.rev}{named}"
+    console.print(collect_report.to_rich(outcomes, title))
     console.print(collect_report.headline(outcomes))
     console.print(f"output: {out_dir} (report.json, trust.md, loops.json, benchmarks/<name>/)")
     return outcomes
@@ -80,10 +81,11 @@ def _on_cluster(
     ctx: Context,
     cluster: Cluster[Any, Any],
     commit: CommitInfo,
-    patches: str,
+    recipe: tuple[str, str],
     suite_benchmarks: Suite,
     request: driver.Request,
 ) -> list[one.Outcome]:
+    """``recipe``: (--patches, --config)."""
     with _progress(ctx) as progress:
         overall = progress.add_task(f"collecting {commit.rev} on {cluster.address}", total=len(request.benchmarks))
 
@@ -91,13 +93,14 @@ def _on_cluster(
             progress.advance(overall)
             ctx.reporter.console.print(_line(outcome, worker), markup=False)
 
-        return collect_on_cluster(ctx, cluster, commit, patches, suite_benchmarks, request, finished)
+        patches, config = recipe
+        return collect_on_cluster(ctx, cluster, commit, patches, suite_benchmarks, request, finished, config=config)
 
 
 def _here(
-    ctx: Context, commit: CommitInfo, patches: str, suite_benchmarks: Suite, request: driver.Request
+    ctx: Context, commit: CommitInfo, recipe: tuple[str, str], suite_benchmarks: Suite, request: driver.Request
 ) -> list[one.Outcome]:
-    entry = obtain(ctx, plan_for(ctx, commit, patches)).entry
+    entry = obtain(ctx, plan_for(ctx, commit, *recipe)).entry
     chosen = request.benchmarks
     with _progress(ctx) as progress:
         overall = progress.add_task(f"collecting {commit.rev}", total=len(chosen))
@@ -136,6 +139,7 @@ def raise_for(outcomes: list[one.Outcome], *, strict: bool = False) -> None:
     help={
         "rev": "revision to build (if not cached) and collect (default: setting pystats.default_rev)",
         "patches": "auto (default), none, or a comma-separated list of change ids",
+        "config": CONFIG_HELP,
         "benchmarks": "default | all | a group (apps, math, …) | names, e.g. nbody,richards or default,-go (default: default)",
         "jobs": "benchmarks run at a time, each in its own container (default 2)",
         "processes": "pyperf worker processes per benchmark; 2 or more checks that workers agree (default 2)",
@@ -149,6 +153,7 @@ def collect_task(
     c: InvokeContext,
     rev: str | None = None,
     patches: str = "auto",
+    config: str | None = None,
     benchmarks: str = "default",
     jobs: int = 2,
     processes: int = 2,
@@ -158,10 +163,12 @@ def collect_task(
     strict: bool = False,
 ) -> None:
     """pystats for pyperformance benchmarks, each in its own container, with a trust verdict per benchmark."""
+    ctx = settings_of(c)
     outcomes = run_collect(
-        settings_of(c),
+        ctx,
         rev,
         patches,
+        configuration(ctx, config),
         benchmarks=benchmarks,
         jobs=number("jobs", jobs, int),
         processes=number("processes", processes, int),

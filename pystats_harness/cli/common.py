@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.markup import escape
 
+from pystats_harness.builder.configurations import DEFAULT, load_configurations
 from pystats_harness.config import DEFAULTS, load_settings
 from pystats_harness.console import Reporter
 from pystats_harness.dispatch.dispatcher import UnitFailed
@@ -17,7 +18,18 @@ from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Inter
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo, Mirror
 
-__all__ = ["DEFAULTS", "Context", "argv_after_double_dash", "context", "error_exit", "number", "resolve"]
+__all__ = [
+    "CONFIG_HELP",
+    "DEFAULTS",
+    "Context",
+    "argv_after_double_dash",
+    "configuration",
+    "context",
+    "error_exit",
+    "number",
+    "out_suffix",
+    "resolve",
+]
 
 
 def context(pystats_config: Mapping[str, Any], *, verbose: bool = False) -> Context:
@@ -29,6 +41,26 @@ def resolve(ctx: Context, rev: str | None) -> CommitInfo:
     """``--rev`` (the setting ``default_rev`` when not given) resolved once, in this machine's mirror,
     into the commit every later step uses (RevisionNotFound, exit 3)."""
     return Mirror(ctx.settings.mirror_dir).resolve(rev or ctx.settings.default_rev)
+
+
+#: The help of every task's ``--config``.
+CONFIG_HELP = (
+    "build configuration: default, tier2, jit or freethreading (configs/configurations.toml; default: setting "
+    "pystats.config); a revision that cannot build it is refused before any work (exit 29)"
+)
+
+
+def configuration(ctx: Context, name: str | None) -> str:
+    """``--config`` (the setting ``config`` when not given), checked once: an unknown name is ConfigError
+    (exit 2) listing the known ones. Whether the revision can build it is decided when it is planned."""
+    chosen = (name or ctx.settings.config).strip()
+    load_configurations().get(chosen)
+    return chosen
+
+
+def out_suffix(config: str) -> str:
+    """What a default output directory's name adds for a configuration (``-tier2``; nothing for default)."""
+    return "" if config == DEFAULT else f"-{config}"
 
 
 def error_exit(exc: BaseException) -> tuple[str, int] | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from invoke import Context as InvokeContext
 from rich.markup import escape
 
-from pystats_harness.cli.common import number
+from pystats_harness.cli.common import CONFIG_HELP, configuration, number, out_suffix
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
@@ -41,6 +41,7 @@ def history(
     threshold: str | None = None,
     loops: str | None = None,
     out: str | None = None,
+    config: str = "default",
 ) -> int:
     """`invoke history` (options as the task names them): 0 once the table and the files are written."""
     if not from_ or not to:
@@ -56,12 +57,10 @@ def history(
         count=number("count", count, int),
         threshold=number("threshold", threshold) or 0.05,
         loops=number("loops", loops, int),
+        config=config,
     )
-    target = (
-        Path(out)
-        if out
-        else ctx.settings.paths.history_reports / f"{time.strftime('%Y%m%dT%H%M%S')}-{run.label.replace(',', '+')[:60]}"
-    )
+    stem = f"{time.strftime('%Y%m%dT%H%M%S')}-{run.label.replace(',', '+')[:60]}{out_suffix(config)}"
+    target = Path(out) if out else ctx.settings.paths.history_reports / stem
     paths = write_outputs(run, target)
     console = stdout_console()
     console.print(to_rich(run))
@@ -95,6 +94,7 @@ def history(
         "threshold": "flag a change point where a metric moves by more than this fraction (default 0.05)",
         "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 1 for a benchmark)",
         "out": "directory for history.json, history.md, history.png (default: <cache_dir>/history/<time>-<workload>)",
+        "config": CONFIG_HELP + "; every commit is built in it (a commit that cannot build it has no value)",
     },
     iterable=["metric"],
 )
@@ -110,10 +110,12 @@ def history_task(
     threshold: str | None = None,
     loops: str | None = None,
     out: str | None = None,
+    config: str | None = None,
 ) -> None:
     """pystats across a range of commits (first parent): a table, a plot, change points with subjects."""
+    ctx = settings_of(c)
     history(
-        settings_of(c),
+        ctx,
         from_=from_,
         to=to,
         workload=workload,
@@ -124,4 +126,5 @@ def history_task(
         threshold=threshold,
         loops=loops,
         out=out,
+        config=configuration(ctx, config),
     )

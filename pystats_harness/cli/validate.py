@@ -10,7 +10,7 @@ from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cli.common import resolve
+from pystats_harness.cli.common import CONFIG_HELP, configuration, out_suffix, resolve
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.console import stdout_console
@@ -39,6 +39,7 @@ def run_validate(
     ctx: Context,
     rev: str | None,
     patches: str,
+    config: str = "default",
     *,
     workloads: str | None,
     jobs: int,
@@ -52,10 +53,10 @@ def run_validate(
     commit = resolve(ctx, rev)
     report, where = run_dispatched(
         ctx,
-        lambda: (_here(ctx, commit, patches, chosen, suite, jobs, leak), ""),
-        lambda cluster: _on_cluster(ctx, cluster, commit, patches, chosen, jobs, leak),
+        lambda: (_here(ctx, commit, (patches, config), chosen, suite, jobs, leak), ""),
+        lambda cluster: _on_cluster(ctx, cluster, commit, (patches, config), chosen, jobs, leak),
     )
-    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{commit.rev.replace('/', '_')}"
+    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{commit.rev.replace('/', '_')}{out_suffix(config)}"
     out_dir = Path(out) if out else settings.paths.validate_reports / stamp
     paths = validate_report.write_all(report, out_dir)
     console = stdout_console()
@@ -70,10 +71,17 @@ def run_validate(
 
 
 def _here(
-    ctx: Context, commit: CommitInfo, patches: str, chosen: dict[str, int], suite: SuiteConfig, jobs: int, leak: bool
+    ctx: Context,
+    commit: CommitInfo,
+    recipe: tuple[str, str],
+    chosen: dict[str, int],
+    suite: SuiteConfig,
+    jobs: int,
+    leak: bool,
 ) -> ValidationReport:
+    """``recipe``: (--patches, --config)."""
     with fingerprint_step():
-        entry = obtain(ctx, plan_for(ctx, commit, patches)).entry
+        entry = obtain(ctx, plan_for(ctx, commit, *recipe)).entry
     with _progress(ctx) as progress:
         task = progress.add_task(f"validating {commit.rev}", total=count_jobs(chosen, suite))
         return validate(
@@ -92,24 +100,28 @@ def _on_cluster(
     ctx: Context,
     cluster: Cluster[Any, Any],
     commit: CommitInfo,
-    patches: str,
+    recipe: tuple[str, str],
     chosen: dict[str, int],
     jobs: int,
     leak: bool,
 ) -> tuple[ValidationReport, str]:
     """The report of a validation on a worker of the cluster, and the line naming the worker."""
-    report, result = validate_on_cluster(ctx, cluster, commit, patches, chosen, jobs, leak=leak)
+    patches, config = recipe
+    report, result = validate_on_cluster(ctx, cluster, commit, patches, chosen, jobs, leak=leak, config=config)
     how = "built there" if result.built else "a build-cache hit there"
     took = " + ".join(f"{k} {v:.0f} s" for k, v in result.seconds.items())
     return report, f"validated on {result.worker} ({how}; {took})"
 
 
-def run_baseline(ctx: Context, rev: str | None, patches: str, *, workloads: str | None, jobs: int) -> list[Path]:
-    """Record manual-path per-loop stats (net of the null workload) as the baselines of this version."""
+def run_baseline(
+    ctx: Context, rev: str | None, patches: str, config: str = "default", *, workloads: str | None, jobs: int
+) -> list[Path]:
+    """Record manual-path per-loop stats (net of the null workload) as the baselines of this version
+    (configs/baselines/<version>/, or <version>-<config>/ for another configuration than the default)."""
     suite = load_suite()
     chosen = choose_workloads(suite, workloads)
     commit = resolve(ctx, rev)
-    entry = obtain(ctx, plan_for(ctx, commit, patches)).entry
+    entry = obtain(ctx, plan_for(ctx, commit, patches, config)).entry
     with _progress(ctx) as progress:
         task = progress.add_task(f"baseline {commit.rev}", total=len(chosen) + len(set(chosen.values())))
         written = record_baselines(
@@ -128,6 +140,7 @@ def run_baseline(ctx: Context, rev: str | None, patches: str, *, workloads: str 
     help={
         "rev": "revision (default: setting pystats.default_rev); built first if not cached",
         "patches": "auto (default), none, or ID,ID",
+        "config": CONFIG_HELP,
         "workloads": "comma-separated suite workloads (default: all in configs/suite.toml); isolation adds a partner from the suite when fewer than two are chosen",
         "jobs": "parallel containers (default 2); isolation starts its two to four workloads at once regardless",
         "out": "directory for validation.json, validation.md and deviation.png",
@@ -139,6 +152,7 @@ def validate_task(
     c: InvokeContext,
     rev: str | None = None,
     patches: str = "auto",
+    config: str | None = None,
     workloads: str | None = None,
     jobs: int = 2,
     out: str | None = None,
@@ -146,7 +160,9 @@ def validate_task(
     strict: bool = False,
 ) -> None:
     """Prove the stats of a build are reliable: fingerprint, canaries, leakage, isolation, baselines."""
-    report = run_validate(settings_of(c), rev, patches, workloads=workloads, jobs=int(jobs), out=out, strict=strict)
+    ctx = settings_of(c)
+    name = configuration(ctx, config)
+    report = run_validate(ctx, rev, patches, name, workloads=workloads, jobs=int(jobs), out=out, strict=strict)
     error = report.error(require_baseline=require_baseline, strict=strict)
     if error is not None:
         raise error
@@ -156,12 +172,19 @@ def validate_task(
     help={
         "rev": "revision (default: setting pystats.default_rev); built first if not cached",
         "patches": "auto (default), none, or ID,ID",
+        "config": CONFIG_HELP + "; another than default records into configs/baselines/<version>-<config>/",
         "workloads": "comma-separated suite workloads (default: all)",
         "jobs": "parallel containers (default 2)",
     }
 )
 def baseline_task(
-    c: InvokeContext, rev: str | None = None, patches: str = "auto", workloads: str | None = None, jobs: int = 2
+    c: InvokeContext,
+    rev: str | None = None,
+    patches: str = "auto",
+    config: str | None = None,
+    workloads: str | None = None,
+    jobs: int = 2,
 ) -> None:
-    """Record per-loop manual-path stats into configs/baselines/<python version>/<workload>.json."""
-    run_baseline(settings_of(c), rev, patches, workloads=workloads, jobs=int(jobs))
+    """Record per-loop manual-path stats into configs/baselines/<python version>[-<config>]/<workload>.json."""
+    ctx = settings_of(c)
+    run_baseline(ctx, rev, patches, configuration(ctx, config), workloads=workloads, jobs=int(jobs))

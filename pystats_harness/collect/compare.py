@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pystats_harness.collect import tier2_rates
 from pystats_harness.errors import ConfigError
 from pystats_harness.stats.collection import Collection, load
 
@@ -51,6 +52,8 @@ class SuiteComparison:
     changes: tuple[Change, ...]
     only_base: tuple[str, ...]
     only_head: tuple[str, ...]
+    #: side ("base", "head") -> benchmark -> its optimizer rates (None: no tier-2 counters)
+    tier2: Mapping[str, Mapping[str, tier2_rates.Tier2Rates | None]] = field(default_factory=dict)
 
     @property
     def interesting(self) -> tuple[Change, ...]:
@@ -63,6 +66,10 @@ class SuiteComparison:
             "only_base": list(self.only_base),
             "only_head": list(self.only_head),
             "changes": [asdict(c) for c in self.changes],
+            "tier2": {
+                side: {n: None if r is None else asdict(r) for n, r in found.items()}
+                for side, found in self.tier2.items()
+            },
         }
         return json.dumps(doc, indent=1) + "\n"
 
@@ -141,9 +148,12 @@ def compare_outputs(base_dir: Path, head_dir: Path, t: Thresholds = Thresholds()
     if not common:
         raise ConfigError(f"{base_dir} and {head_dir} have no benchmark with stats in common")
     changes = tuple(c for name in common for c in compare_benchmark(name, base[name], head[name], t))
-    return SuiteComparison(
-        base_meta, head_meta, changes, tuple(n for n in base if n not in head), tuple(n for n in head if n not in base)
-    )
+    tier2 = {
+        side: {n: tier2_rates.rates(_per_loop(c)) for n, c in found.items()}
+        for side, found in (("base", base), ("head", head))
+    }
+    only_base, only_head = tuple(n for n in base if n not in head), tuple(n for n in head if n not in base)
+    return SuiteComparison(base_meta, head_meta, changes, only_base, only_head, tier2)
 
 
 def _fmt(metric: str, value: float | None) -> str:
@@ -153,7 +163,8 @@ def _fmt(metric: str, value: float | None) -> str:
 
 
 def _label(meta: Mapping[str, Any]) -> str:
-    return f"{meta.get('revision', '?')} ({str(meta.get('sha', ''))[:12]}, Python {meta.get('python_version', '?')})"
+    config = "" if meta.get("configuration", "default") == "default" else f", configuration {meta['configuration']}"
+    return f"{meta.get('revision', '?')} ({str(meta.get('sha', ''))[:12]}, Python {meta.get('python_version', '?')}{config})"
 
 
 def to_markdown(cmp: SuiteComparison, limit: int = 200) -> str:
@@ -174,6 +185,7 @@ def to_markdown(cmp: SuiteComparison, limit: int = 200) -> str:
         )
     if len(flagged) > limit:
         lines.append(f"\n… and {len(flagged) - limit} more (see the JSON).")
+    lines += tier2_rates.table(cmp.tier2)
     for what, names in (("only in base", cmp.only_base), ("only in head", cmp.only_head)):
         if names:
             lines.append(f"\nBenchmarks {what}: {', '.join(names)}")

@@ -31,7 +31,7 @@ Finished = Callable[[one.Outcome, str], None]  # a benchmark's outcome and the w
 
 
 def units_for(
-    commit: CommitInfo, patches: str, version: str, request: driver.Request, workers: int
+    commit: CommitInfo, patches: str, version: str, request: driver.Request, workers: int, config: str = "default"
 ) -> list[CollectUnit]:
     """One unit per chunk of the request's benchmarks, each with the fixed loops of its benchmarks."""
     names = [b.name for b in request.benchmarks]
@@ -45,6 +45,7 @@ def units_for(
             request.processes,
             {n: request.loops[n] for n in part if n in request.loops},
             request.manual,
+            config,
         )
         for part in chunk(names, workers)
     ]
@@ -125,10 +126,13 @@ def collect_on_cluster(
     suite_benchmarks: Suite,
     request: driver.Request,
     finished: Finished,
+    *,
+    config: str = "default",
 ) -> list[one.Outcome]:
-    """Collect on the workers of ``cluster``; the outcomes once the output is in place."""
+    """Collect on the workers of ``cluster`` (each builds configuration ``config``); the outcomes once the
+    output is in place."""
     with driver.staged(request.out) as staging:
-        units = units_for(commit, patches, suite_benchmarks.version, request, cluster.size)
+        units = units_for(commit, patches, suite_benchmarks.version, request, cluster.size, config)
         ctx.reporter.info(
             f"collecting {commit.rev} ({commit.short}) on {cluster.size} workers of {cluster.address}: {len(units)} units"
         )

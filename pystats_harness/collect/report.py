@@ -90,7 +90,9 @@ def to_rich(outcomes: Sequence[Outcome], title: str) -> Table:
 
 def to_markdown(outcomes: Sequence[Outcome], meta: Mapping[str, Any]) -> str:
     lines = [
-        f"# pystats over pyperformance {meta['pyperformance']}: {meta['revision']} ({str(meta['sha'])[:12]}, Python {meta['python_version']})",
+        f"# pystats over pyperformance {meta['pyperformance']}: {meta['revision']} ({str(meta['sha'])[:12]}, Python {meta['python_version']}"
+        + ("" if meta.get("configuration", "default") == "default" else f", configuration {meta['configuration']}")
+        + ")",
         "",
         headline(outcomes),
         "",

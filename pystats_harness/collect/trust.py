@@ -135,7 +135,7 @@ def check_leakage(counts: LeakCounts | None, why_not: str, rules: Rules) -> Chec
     declared = rules.allowance is not None and rules.allowance.allows(total.a, total.b)
     if judgement.bounded and total.size > counts.machinery and not declared:  # each within, not in all
         judgement = replace(judgement, status=Status.FAIL, beyond=(total, *judgement.beyond))
-    shown = f"{total.a:,} vs {total.b:,} instructions"
+    shown = f"{total.a:,} vs {total.b:,} instructions" + _uops(counts)
     what = f"automated vs manual + pyperf's overhead from the null benchmark ({shown}, {counts.processes} worker(s))"
     findings = tuple(
         _finding(d, within=_within(d, judgement)) for d in (*judgement.beyond, *judgement.allowed, *judgement.bounded)
@@ -145,6 +145,13 @@ def check_leakage(counts: LeakCounts | None, why_not: str, rules: Rules) -> Chec
     else:
         detail = f"{what}: agree {judgement.describe(rules)}"
     return CheckResult(Check.LEAKAGE, judgement.status, detail, findings)
+
+
+def _uops(counts: LeakCounts) -> str:
+    """The tier-2 share of what was compared: uops executed, where the build traces (every counter,
+    ``optimizer.*`` and ``uops.*`` included, is judged either way)."""
+    a, b = (int(c.get("optimizer.uops_executed", 0)) for c in (counts.automated, counts.predicted))
+    return f", {a:,} vs {b:,} tier-2 uops" if a or b else ""
 
 
 def _within(d: Difference, judgement: Judgement) -> str:

@@ -59,6 +59,7 @@ class CollectUnit:
     processes: int
     loops: Mapping[str, int]  # fixed loops of these benchmarks (--loops); the others are calibrated
     manual: bool = True
+    config: str = "default"  # the build configuration (its name; the worker reads configs/configurations.toml)
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def _in_scratch(ctx: Context, unit: CollectUnit, name: str) -> CollectResult:
 
 def _measure(ctx: Context, unit: CollectUnit, scratch: Path, name: str) -> CollectResult:
     start = time.perf_counter()
-    obtained = obtain(ctx, plan_for(ctx, local_commit(ctx, unit.commit), unit.patches))
+    obtained = obtain(ctx, plan_for(ctx, local_commit(ctx, unit.commit), unit.patches, unit.config))
     entry, built = obtained.entry, obtained.built
     built_at = time.perf_counter()
     suite_benchmarks = read_suite(benchmark_data_dir(ctx))

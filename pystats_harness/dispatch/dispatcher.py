@@ -22,7 +22,7 @@ from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 
 T = TypeVar("T")
-Here = "this machine"
+THIS_MACHINE = "this machine"  # where work runs when pystats.cluster is empty
 
 
 class UnitFailed(HarnessError):
@@ -36,11 +36,6 @@ class UnitFailed(HarnessError):
         self.exit_code = exit_code
         self.worker = worker
         self.log_tail = tuple(log_tail)
-
-
-def where(ctx: Context) -> str:
-    """Where dispatched work runs: "this machine" or the scheduler's address."""
-    return ctx.settings.cluster or Here
 
 
 @contextmanager

@@ -44,6 +44,7 @@ class HistoryRun:
     builds: int
     sent: int  # commits sent to cluster workers (the rest came from this machine's result cache)
     wall_seconds: float
+    configuration: str = "default"  # the build configuration every commit was built in
 
     @property
     def commits(self) -> list[CommitInfo]:
@@ -128,6 +129,7 @@ def run_history(
     count: int | None = None,
     threshold: float = 0.05,
     loops: int | None = None,
+    config: str = "default",
 ) -> HistoryRun:
     """Measure the picked commits (K at a time on a cluster) and flag where each series moves."""
     started = time.perf_counter()
@@ -140,7 +142,7 @@ def run_history(
     works = history_workloads(ctx, workload, benchmarks, loops)
     path = history_path(Mirror(ctx.settings.mirror_dir), start, end)
     picked = pick(len(path), every=every, count=count)
-    with open_fleet(ctx, combined, works) as fleet:
+    with open_fleet(ctx, combined, works, config) as fleet:
         ctx.reporter.info(f"measuring {len(picked)} of {len(path)} commits on {fleet.where} ({fleet.width} at a time)")
         rows = fleet.measure_grid([path[i] for i in picked])
     series = _series(parsed, works)
@@ -161,4 +163,5 @@ def run_history(
         fleet.builds,
         fleet.sent,
         wall,
+        config,
     )

@@ -25,6 +25,7 @@ def to_dict(run: HistoryRun) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "workloads": [w.name for w in run.workloads],
+        "configuration": run.configuration,
         "metrics": [m.expression for m in run.metrics],
         "series": [
             {"name": s.name, "metric": s.metric.expression, "workload": run.workloads[s.workload].name}
@@ -83,8 +84,12 @@ def change_lines(run: HistoryRun) -> list[str]:
     return lines
 
 
+def _config_note(run: HistoryRun) -> str:
+    return "" if run.configuration == "default" else f" (configuration {run.configuration})"
+
+
 def to_rich(run: HistoryRun) -> Table:
-    table = Table(title=f"history of {run.label}: {len(run.picked)} of {len(run.path)} commits")
+    table = Table(title=f"history of {run.label}{_config_note(run)}: {len(run.picked)} of {len(run.path)} commits")
     for name in ("#", "commit", "subject", *(s.name for s in run.series)):
         table.add_column(name, overflow="fold")
     for pos, (index, rec) in enumerate(zip(run.picked, run.records, strict=True)):
@@ -100,7 +105,7 @@ def to_rich(run: HistoryRun) -> Table:
 
 def to_markdown(run: HistoryRun) -> str:
     head = ["#", "commit", "subject", *(f"`{s.name}`" for s in run.series)]
-    lines = [f"### pystats history of `{run.label}`", "", "| " + " | ".join(head) + " |"]
+    lines = [f"### pystats history of `{run.label}`{_config_note(run)}", "", "| " + " | ".join(head) + " |"]
     lines.append("|" + "---|" * len(head))
     for pos, (index, rec) in enumerate(zip(run.picked, run.records, strict=True)):
         cells = []

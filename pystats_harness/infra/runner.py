@@ -23,6 +23,15 @@ RUN_UID = 65534
 RUN_USER = f"{RUN_UID}:{RUN_UID}"
 
 
+@dataclass(frozen=True)
+class RuntimeSwitch:
+    """What every run of a build adds: interpreter arguments before the run's own, and environment
+    variables (a configuration's run-time switch, e.g. ``-X uops``; none for most builds)."""
+
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
 class Interpreter(Protocol):
     """A built interpreter as runs need it (a build cache entry is one)."""
 
@@ -38,6 +47,8 @@ class Interpreter(Protocol):
     def complete(self) -> bool: ...
 
     def image_id(self) -> str: ...
+
+    def runtime_switch(self) -> RuntimeSwitch: ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +88,9 @@ def container_spec(
 ) -> engine.ContainerSpec:
     """Pure: the container for one run. The install is read-only, the run's own stats dir the only
     host directory it writes; no network, no capabilities, not root, a read-only root with an empty
-    in-memory /tmp (so a run without a stats dir has no /tmp/py_stats), memory and process limits."""
+    in-memory /tmp (so a run without a stats dir has no /tmp/py_stats), memory and process limits.
+    The build's run-time switch comes first: its arguments before the request's, its variables under them."""
+    switch = interpreter.runtime_switch()
     mounts = [engine.Mount(str(interpreter.install_dir), PREFIX_IN_CONTAINER, read_only=True)]
     if interpreter.source_dir.is_dir():
         mounts.append(engine.Mount(str(interpreter.source_dir), SOURCE_IN_CONTAINER, read_only=True))
@@ -86,9 +99,9 @@ def container_spec(
     mounts.extend(request.mounts)
     return engine.ContainerSpec(
         image=image,
-        command=[PYTHON_IN_CONTAINER, *request.args],
+        command=[PYTHON_IN_CONTAINER, *switch.args, *request.args],
         mounts=tuple(mounts),
-        env={"PYTHONHASHSEED": "0", **request.env},
+        env={"PYTHONHASHSEED": "0", **switch.env, **request.env},
         workdir=request.workdir,
         network=False,
         # its own name resolves (to the loopback), as on a host: servers that bind to their host's

@@ -19,7 +19,7 @@ from typing import Any
 
 from pystats_harness.builder.obtain import plan_for
 from pystats_harness.cluster.client import Cluster
-from pystats_harness.dispatch.dispatcher import dispatch
+from pystats_harness.dispatch.dispatcher import THIS_MACHINE, dispatch
 from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
@@ -63,13 +63,13 @@ class ClientResults:
     builder image id as the worker). Where this machine cannot plan a commit (no engine, say), nothing
     is looked up for it and the workers decide."""
 
-    def __init__(self, ctx: Context, metric: Metric, workloads: Sequence[Workload]) -> None:
-        self.ctx, self.metric, self.workloads = ctx, metric, list(workloads)
+    def __init__(self, ctx: Context, metric: Metric, workloads: Sequence[Workload], config: str = "default") -> None:
+        self.ctx, self.metric, self.workloads, self.config = ctx, metric, list(workloads), config
         self.cache = ResultCache(ctx.settings.paths.measured_results)
 
     def _key(self, commit: CommitInfo) -> str | None:
         try:
-            return plan_for(self.ctx, commit, "auto").key
+            return plan_for(self.ctx, commit, "auto", self.config).key
         except HarnessError:
             return None
 
@@ -98,25 +98,27 @@ class ClientResults:
                 self.cache.put_failure(*args, result.outcome)
 
 
-def _local(ctx: Context, metric: Metric, workloads: Sequence[Workload]) -> Fleet:
-    measurers = [Measurer(ctx, metric, w) for w in workloads]
+def _local(ctx: Context, metric: Metric, workloads: Sequence[Workload], config: str) -> Fleet:
+    measurers = [Measurer(ctx, metric, w, config) for w in workloads]
 
     def local(commits: Sequence[CommitInfo]) -> list[Row]:
         return [tuple(m.measure(commit) for m in measurers) for commit in commits]
 
-    return Fleet(1, local, "this machine")
+    return Fleet(1, local, THIS_MACHINE)
 
 
-def _remote(ctx: Context, cluster: Cluster[Any, Any], metric: Metric, workloads: Sequence[Workload]) -> Fleet:
+def _remote(
+    ctx: Context, cluster: Cluster[Any, Any], metric: Metric, workloads: Sequence[Workload], config: str
+) -> Fleet:
     named = tuple((w.name, w.loops) for w in workloads)
     scripts = tuple((w.name, Path(w.target).read_bytes()) for w in workloads if w.name.endswith(".py"))
-    known = ClientResults(ctx, metric, workloads)
+    known = ClientResults(ctx, metric, workloads, config)
     fleet = Fleet(cluster.size, lambda commits: [], cluster.address, cluster.workers.unfit)
 
     def remote(commits: Sequence[CommitInfo]) -> list[Row]:
         rows: dict[int, Row] = {i: row for i, c in enumerate(commits) if (row := known.lookup(c)) is not None}
         todo = [i for i in range(len(commits)) if i not in rows]
-        units = [MeasureUnit(commits[i], metric.expression, named, scripts) for i in todo]
+        units = [MeasureUnit(commits[i], metric.expression, named, scripts, config) for i in todo]
         fleet.sent += len(units)
         for i, results in zip(todo, cluster.run_units(measure_unit, units), strict=True):
             known.keep(results)
@@ -128,7 +130,9 @@ def _remote(ctx: Context, cluster: Cluster[Any, Any], metric: Metric, workloads:
 
 
 @contextmanager
-def open_fleet(ctx: Context, metric: Metric, workloads: Sequence[Workload]) -> Iterator[Fleet]:
-    """The local measurer, or the workers of the cluster (ClusterUnavailable, exit 18): as the dispatcher decides."""
-    with dispatch(ctx, lambda: _local(ctx, metric, workloads), lambda c: _remote(ctx, c, metric, workloads)) as fleet:
+def open_fleet(ctx: Context, metric: Metric, workloads: Sequence[Workload], config: str = "default") -> Iterator[Fleet]:
+    """The local measurer, or the workers of the cluster (ClusterUnavailable, exit 18): as the dispatcher
+    decides; every commit is built in configuration ``config``."""
+    here, there = lambda: _local(ctx, metric, workloads, config), lambda c: _remote(ctx, c, metric, workloads, config)
+    with dispatch(ctx, here, there) as fleet:
         yield fleet

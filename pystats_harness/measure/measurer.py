@@ -83,8 +83,8 @@ def failure_detail(exc: BaseException, outcome: Outcome) -> Outcome:
 class Measurer:
     """Measures commits through the build cache and the result cache; counts the builds it ran."""
 
-    def __init__(self, ctx: Context, metric: Metric, workload: Workload) -> None:
-        self.ctx, self.metric, self.workload = ctx, metric, workload
+    def __init__(self, ctx: Context, metric: Metric, workload: Workload, config: str = "default") -> None:
+        self.ctx, self.metric, self.workload, self.config = ctx, metric, workload, config
         self.cache = ResultCache(ctx.settings.paths.measured_results)
         self.builds = 0  # builds that ran (build-cache misses), failed ones included
 
@@ -92,7 +92,7 @@ class Measurer:
         start = time.perf_counter()
         rec = Measured(commit, Outcome.failed(Failure.RUN_FAILED, "not measured"), Source.FAILED)
         try:
-            plan = plan_for(self.ctx, commit, "auto")
+            plan = plan_for(self.ctx, commit, "auto", self.config)
             rec.seconds["plan"] = time.perf_counter() - start
             rec.build_key = plan.key
             cached = self.cache.get(commit.sha, plan.key, self.workload.ident, self.metric.inputs)

@@ -77,6 +77,7 @@ def normalised(outcome: Outcome) -> Outcome:
 _PER_COMMIT: tuple[tuple[type[BaseException], Failure], ...] = (
     (errors.RevisionNotFound, Failure.CHECKOUT_FAILED),
     (errors.RevisionUnsupported, Failure.BUILD_FAILED),
+    (errors.ConfigurationUnsupported, Failure.BUILD_FAILED),
     (errors.PatchError, Failure.PATCH_FAILED),
     (errors.BuildFailed, Failure.BUILD_FAILED),
     (errors.VerificationFailed, Failure.BUILD_FAILED),

@@ -43,6 +43,7 @@ class MeasureUnit:
     metric: str  # the expression; parsed again on the worker
     workloads: tuple[tuple[str, int], ...]  # (suite workload, pyperformance:NAME or script path, loops)
     scripts: tuple[tuple[str, bytes], ...] = ()  # (script path as given, its bytes): scripts travel with the unit
+    config: str = "default"  # the build configuration (its name; the worker reads configs/configurations.toml)
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def measure_unit(unit: MeasureUnit) -> tuple[UnitResult, ...] | Then | Unfit | F
 
 
 def _build(ctx: Context, unit: MeasureUnit, name: str, start: float) -> tuple[UnitResult, ...] | Then:
-    plan = plan_for(ctx, local_commit(ctx, unit.commit), "auto")
+    plan = plan_for(ctx, local_commit(ctx, unit.commit), "auto", unit.config)
     try:
         built = obtain(ctx, plan).built
     except HarnessError as exc:
@@ -142,7 +143,8 @@ def measure_part(part: MeasurePart) -> UnitResult | Unfit | Fault:
 def _measure(ctx: Context, part: MeasurePart, name: str) -> UnitResult:
     unit = part.unit
     workload, loops = unit.workloads[part.index]
-    measurer = Measurer(ctx, parse_metric(unit.metric), _workload(ctx, workload, loops, dict(unit.scripts)))
+    work = _workload(ctx, workload, loops, dict(unit.scripts))
+    measurer = Measurer(ctx, parse_metric(unit.metric), work, unit.config)
     r = measurer.measure(local_commit(ctx, unit.commit))
     seconds = {**r.seconds, "build": part.build_seconds, "total": r.seconds.get("total", 0.0) + part.build_seconds}
     built = part.built or r.built

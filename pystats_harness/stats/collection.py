@@ -7,8 +7,10 @@ own ``names.json``): ``opcode.LOAD_ATTR.execution_count``, ``opcode.LOAD_ATTR.sp
 ``opcode.LOAD_ATTR.specialization.failure_kinds.<kind>``, ``pair.LOAD_FAST.LOAD_ATTR``,
 ``calls.<name>``, ``calls.via_pyeval_evalframe.<kind>``, ``objects.<name>``, ``gc.<gen>.<what>``,
 ``rare_events.<name>``, ``optimizer.<name>``, ``optimizer.histogram.<name>.<bucket>``,
-``uops.<NAME>.execution_count``, ``uop_pair.<A>.<B>``, ``ft.<name>``, ``other.<raw key>``, and the
-derived ``family.<BASE>.execution_count`` / ``family.<BASE>.specialization.*``.
+``optimizer.unsupported_opcode.<NAME>``, ``optimizer.error_in_opcode.<_NAME>``,
+``uops.<_NAME>.execution_count`` / ``.specialization.miss``, ``uop_pair.<_A>.<_B>`` (tier-2 lines:
+:mod:`pystats_harness.stats.tier2`), ``ft.<name>``, ``other.<raw key>``, and the derived
+``family.<BASE>.execution_count`` / ``family.<BASE>.specialization.*``.
 
 Counts are exact ints (a value that wrapped below zero in a dump is negative, and
 ``metadata["negative_counters"]`` names each such counter with the number of dump files in which it

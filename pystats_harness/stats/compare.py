@@ -61,9 +61,14 @@ class Comparison:
     hidden: int  # rows whose |change| is below the threshold
 
 
+#: Counters of single instructions (tier 1 and tier-2 uops): the family view shows families and the
+#: optimizer's totals (``optimizer.uops_executed``, traces, histograms) instead.
+_SINGLE = ("opcode.", "uops.", "uop_pair.")
+
+
 def _in_view(name: str, family_view: bool) -> bool:
     if family_view:
-        return not name.startswith("opcode.")
+        return not name.startswith(_SINGLE)
     return not name.startswith("family.")
 
 

@@ -17,6 +17,14 @@ difference (``failure_kind_offset``), and where a family's defines carry another
 one the script looks for (3.11: ``PRECALL`` uses ``SPEC_FAIL_CALL_*``, ``FOR_ITER`` uses
 ``SPEC_FAIL_FOR_ITER_*`` where the script looks for ``ITER``), an alias with that prefix is added.
 
+Tier-2 lines (``Optimization attempts``, ``Trace length[16]``, ``uops[_NAME].execution_count``,
+``uop[_A].pair_count[_B]``, ``unsupported_opcode[NAME].count``, ...) are carried as the dumps print
+them, summed, except that a uop name without its leading underscore (dumps before 142502ea8d) gets
+one, as 3.13's script does when it reads such dumps (the names so changed are listed in
+``uops_underscored``).  3.13's script reads the optimizer's scalar keys unguarded, so it stops with
+a KeyError on an export of a dump older than 50369e6c34; ``tier2_missing_for_313_script`` lists
+the keys it would miss (nothing is invented for them).
+
 Which script reads it: 3.13's (3.13.5 tested) reads every export (of 3.11, 3.12 and 3.13 runs); 3.12's
 reads JSON only with opcode *numbers* of its own build (it ``int()``s the key), 3.11's no JSON at all.
 """
@@ -32,6 +40,7 @@ from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.stats.dumps import DumpResult, parse_files
 from pystats_harness.stats.keys import classify
 from pystats_harness.stats.names import NameTables
+from pystats_harness.stats.tier2 import missing_for_313_script
 
 #: The key holding the harness's own metadata (no summarize_stats.py reads keys starting with ``_p``).
 METADATA_KEY = "_pystats_harness"
@@ -65,8 +74,9 @@ def _kind(kind: int, names: NameTables, offset: int) -> int:
     return kind + offset if kind > names.generic_fail_max() else kind
 
 
-def _named_key(key: str, names: NameTables, offset: int, unnamed: set[str]) -> str:
-    """``key`` as a 3.13 dump prints it: opcode numbers named, failure kinds moved by ``offset``."""
+def _named_key(key: str, names: NameTables, offset: int, unnamed: set[str], underscored: set[str]) -> str:
+    """``key`` as a 3.13 dump prints it: opcode numbers named, failure kinds moved by ``offset``, a uop
+    name without its leading underscore (before 142502ea8d) given one (into ``underscored``)."""
     stat = classify(key)
     parts = stat.parts
 
@@ -87,7 +97,8 @@ def _named_key(key: str, names: NameTables, offset: int, unnamed: set[str]) -> s
     if stat.kind == "pair":
         return f"opcode[{op(parts[0])}].pair_count[{op(parts[1])}]"
     if key.startswith("uops[") and key[5:6] != "_":
-        return "uops[_" + key[5:]  # as the 3.13 script does for pre-3.13.0 uop names
+        underscored.add(key[5:].partition("]")[0])
+        return "uops[_" + key[5:]  # as the 3.13 script does when it reads such dumps
     return key
 
 
@@ -128,10 +139,11 @@ def summarize_json(dump: DumpResult, names: NameTables, origin: Mapping[str, Any
     ``origin`` (revision, sha, python_version, ... of the build) is recorded under ``METADATA_KEY``."""
     offset = failure_kind_offset(names)
     unnamed: set[str] = set()
+    underscored: set[str] = set()
     doc: dict[str, Any] = {}
     failing: set[str] = set()
     for key, value in dump.raw.items():
-        named = _named_key(key, names, offset, unnamed)
+        named = _named_key(key, names, offset, unnamed, underscored)
         doc[named] = doc.get(named, 0) + value
         if ".failure_kinds[" in named:
             failing.add(named[len("opcode[") : named.index("]")])
@@ -155,6 +167,8 @@ def summarize_json(dump: DumpResult, names: NameTables, origin: Mapping[str, Any
         "opcode_keys": "numbers, named with the build's names.json" if numeric else "names",
         "unnamed_opcodes": sorted(unnamed, key=int),
         "failure_kind_offset": offset,
+        "uops_underscored": sorted(underscored),
+        "tier2_missing_for_313_script": missing_for_313_script(dump.raw),
         "warnings": len(dump.warnings),
         "negative_keys": dict(dump.negative),
     }

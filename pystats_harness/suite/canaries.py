@@ -38,7 +38,7 @@ import os
 import sys
 
 if __package__:  # imported as pystats_harness.suite.canaries (the host, the unit tests)
-    from . import canary_counts, canary_expect, canary_rules, canary_source
+    from . import canary_counts, canary_expect, canary_rules, canary_source, canary_trace
 else:  # run as /suite/canaries.py (or imported as top-level ``canaries``): the siblings are top-level
     _HERE = os.path.dirname(os.path.abspath(__file__))
     if _HERE not in sys.path:
@@ -47,6 +47,7 @@ else:  # run as /suite/canaries.py (or imported as top-level ``canaries``): the 
     import canary_expect
     import canary_rules
     import canary_source
+    import canary_trace
 
 # Re-exported: the siblings' public names stay importable from here (the host and the tests use them).
 CanaryError = canary_expect.CanaryError
@@ -256,12 +257,12 @@ def expect_table(names=None, source_root=SOURCE_ROOT):
 def _run(name, n):
     on, off = getattr(sys, "_stats_on", None), getattr(sys, "_stats_off", None)
     if on is None or off is None:
-        msg = "the dump covers the whole process (the N/2N difference still cancels all but the loop)"
-        print("WARNING: no sys._stats_on: " + msg, file=sys.stderr)
+        print("WARNING: no sys._stats_on: the dump covers the whole process (N/2N still cancels)", file=sys.stderr)
         on = off = lambda: None
     on()
     KERNELS[name](n)
     off()
+    canary_trace.report(KERNELS[name])  # a tracing build: the loop's trace (not counted: after the bracket)
     return 0
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness import __version__
+from pystats_harness.builder.configurations import DEFAULT
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.measure.suiteconfig import SuiteConfig, Tolerance, compared
@@ -41,8 +42,14 @@ def net_counts(work: Mapping[str, int], null: Mapping[str, int]) -> dict[str, in
     return {n: v for n, v in sorted(net(work, null).items()) if v != 0}
 
 
-def path_for(python_version: str, workload: str, root: Path = BASELINES_DIR) -> Path:
-    return root / python_version / f"{workload}.json"
+def directory(python_version: str, configuration: str = DEFAULT) -> str:
+    """A version's baselines directory: ``<version>`` for the default configuration (as before
+    configurations existed), ``<version>-<configuration>`` for another."""
+    return python_version if configuration == DEFAULT else f"{python_version}-{configuration}"
+
+
+def path_for(python_version: str, workload: str, root: Path = BASELINES_DIR, configuration: str = DEFAULT) -> Path:
+    return root / directory(python_version, configuration) / f"{workload}.json"
 
 
 def record(
@@ -52,9 +59,10 @@ def record(
     bracketed_loops: int,
     meta: Mapping[str, Any],
     root: Path = BASELINES_DIR,
+    configuration: str = DEFAULT,
 ) -> Path:
     """``counts`` (net, over ``bracketed_loops`` loops) as the baseline; ``per_loop`` is for reading."""
-    path = path_for(python_version, workload, root)
+    path = path_for(python_version, workload, root, configuration)
     path.parent.mkdir(parents=True, exist_ok=True)
     kept = {k: int(v) for k, v in sorted(counts.items()) if compared(k)}
     doc = {
@@ -63,6 +71,7 @@ def record(
             **meta,
             "workload": workload,
             "python_version": python_version,
+            "configuration": configuration,
             "harness_version": __version__,
             "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         },
@@ -73,8 +82,10 @@ def record(
     return write_json_atomic(path, doc, indent=1, sort_keys=True)
 
 
-def load(python_version: str, workload: str, root: Path = BASELINES_DIR) -> dict[str, Any] | None:
-    path = path_for(python_version, workload, root)
+def load(
+    python_version: str, workload: str, root: Path = BASELINES_DIR, configuration: str = DEFAULT
+) -> dict[str, Any] | None:
+    path = path_for(python_version, workload, root, configuration)
     if not path.is_file():
         return None
     return json.loads(path.read_text())

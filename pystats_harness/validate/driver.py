@@ -35,6 +35,7 @@ from pystats_harness.validate.steps import (
     step_isolation,
     step_leakage,
 )
+from pystats_harness.validate.tier2 import traces
 
 
 def choose_workloads(suite: SuiteConfig, selection: str | None) -> dict[str, int]:
@@ -115,8 +116,9 @@ def record_baselines(
             "path": "manual",
             "net_of": suite.null_workload,
         }
-        version = manifest["python"]["version"]
-        written.append(_baseline.record(version, w, counts, lp * suite.values, meta, ctx.settings.baselines_dir))
+        version, config = manifest["python"]["version"], manifest.get("configuration", "default")
+        root = ctx.settings.baselines_dir
+        written.append(_baseline.record(version, w, counts, lp * suite.values, meta, root, config))
     return written
 
 
@@ -177,16 +179,18 @@ def validate(
     table = json.loads(canary_table(ctx, entry))
     tick()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        steps.append(step_canaries(ctx, entry, suite, table, pool, tick))
+        steps.append(step_canaries(ctx, entry, suite, table, pool, tick, tracing=traces(manifest)))
         runs = collect_runs(ctx, entry, workloads, suite, pool, tick, leak=leak)
-    steps.append(step_leakage(runs, workloads, suite, table))
+    steps.append(step_leakage(runs, workloads, suite, table, tracing=traces(manifest)))
     # after the pool: nothing else of this validation runs beside a reference
     alone = run_alone(ctx, entry, plan, suite, tick)
     steps.append(step_isolation(plan, alone, run_at_once(ctx, entry, plan, suite, tick), suite))
-    base_step, deviation = step_baselines(runs, workloads, suite, version, baselines_root)
+    config = manifest.get("configuration", "default")
+    base_step, deviation = step_baselines(runs, workloads, suite, version, baselines_root, config)
     steps.append(base_step)
     meta = {
         "revision": manifest["revision"],
+        "configuration": config,
         "sha": manifest["sha"],
         "python_version": version,
         "patches": [p["id"] for p in manifest["patches"]],

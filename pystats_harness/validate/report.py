@@ -105,7 +105,12 @@ class ValidationReport:
         for step in self.steps:
             if step.status is StepStatus.NO_BASELINE and require_baseline:
                 return NoBaseline(
-                    f"{step.summary}; record them with `invoke baseline --rev {self.metadata['revision']}`"
+                    f"{step.summary}; record them with `invoke baseline --rev {self.metadata['revision']}"
+                    + (
+                        "`"
+                        if self.metadata.get("configuration", "default") == "default"
+                        else f" --config {self.metadata['configuration']}`"
+                    )
                 )
         return None
 
@@ -154,7 +159,12 @@ def _finding_columns(step: Step) -> tuple[str, ...]:
 def _title(r: ValidationReport) -> str:
     m = r.metadata
     patches = ", ".join(m["patches"]) or "none"
-    return f"pystats validation of {m['revision']} ({m['sha'][:12]}), Python {m['python_version']}, patches: {patches}"
+    config = m.get("configuration", "default")
+    named = "" if config == "default" else f", configuration {config}"
+    return (
+        f"pystats validation of {m['revision']} ({m['sha'][:12]}), Python {m['python_version']}{named}, "
+        f"patches: {patches}"
+    )
 
 
 def to_rich(report: ValidationReport) -> Group:

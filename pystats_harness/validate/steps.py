@@ -2,12 +2,9 @@
 
 1 fingerprint  the behaviour probes of the patch issue (fresh containers)
 2 canaries     N and 2N loops of small kernels: family counts differ by exactly N x dis(body)
-3 leakage      (a) automated (pyperf --hook pystats) vs manual per-loop counts, net of the null
-               workload (bracket overhead); (b) what each manual run counts besides its loops
-               (2*c(N) - c(2N), corrected family totals) must equal the null run's: anything
-               more was collected outside the bracket
-4 isolation    two to four different workloads (partners added from the suite when fewer were chosen)
-               run at once count exactly what each counts alone, the references run one at a time
+3 leakage      (a) automated (pyperf --hook pystats) vs manual counts net of the null workload; (b) 2*c(N) -
+               c(2N) of a manual run's family totals == the null run's (not if tracing: validate/tier2.py)
+4 isolation    2-4 workloads (partners added from the suite) at once count exactly what each counts alone
 5 baselines    automated per-loop counts vs configs/baselines/<version>/<workload>.json
 """
 
@@ -29,8 +26,10 @@ from pystats_harness.measure.runs import PathRun, RunPath, run_canary
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
 from pystats_harness.stats.exact import Rate, as_counts, differences, display, net
 from pystats_harness.suite import canaries as _canaries
+from pystats_harness.suite import canary_trace as _trace
 from pystats_harness.validate import baseline as _baseline
 from pystats_harness.validate import deferred as _deferred
+from pystats_harness.validate import tier2 as _tier2
 from pystats_harness.validate.isolation import IsolationPlan
 from pystats_harness.validate.report import Step, StepResult, StepStatus
 
@@ -57,11 +56,11 @@ def counters(run: PathRun) -> dict[str, int]:
 
 def fixed_part(run_n: PathRun, run_2n: PathRun, table: Mapping[str, Any]) -> dict[str, int]:
     """2*c(N) - c(2N) of the corrected family totals: what a run counts besides its loops."""
-    low = _canaries.family_counts(
-        _canaries.parse_dump("\n".join(p.read_text() for r in run_n.runs for p in r.stats_files)), table
-    )
-    high = _canaries.family_counts(
-        _canaries.parse_dump("\n".join(p.read_text() for r in run_2n.runs for p in r.stats_files)), table
+    low, high = (
+        _canaries.family_counts(
+            _canaries.parse_dump("\n".join(p.read_text() for r in x.runs for p in r.stats_files)), table
+        )
+        for x in (run_n, run_2n)
     )
     return {f: 2 * low.get(f, 0) - high.get(f, 0) for f in set(low) | set(high) if 2 * low.get(f, 0) - high.get(f, 0)}
 
@@ -82,7 +81,12 @@ def step_fingerprint(ctx: Context, entry: CacheEntry) -> StepResult:
     if bad:
         summary = f"{len(bad)} probe(s) differ from fixed pystats: {', '.join(bad)}"
         return StepResult(Step.FINGERPRINT, StepStatus.FAIL, summary, findings)
-    summary = f"all {len(report.verdicts)} probes behave like fixed pystats"
+    if report.exempted:  # a probe the configuration exempts is not checked: partial, with the reason
+        checked = len(report.verdicts) - len(report.exempted)
+        summary = f"{checked} probes behave like fixed pystats; {probes.exempt_line(report)}"
+        return StepResult(Step.FINGERPRINT, StepStatus.PARTIAL, summary, findings)
+    which = "" if report.configuration == "default" else f" (configuration {report.configuration}, with its switch)"
+    summary = f"all {len(report.verdicts)} probes behave like fixed pystats{which}"
     return StepResult(Step.FINGERPRINT, StepStatus.PASS, summary, findings)
 
 
@@ -93,9 +97,9 @@ def step_canaries(
     table: dict[str, Any],
     pool: ThreadPoolExecutor,
     tick: Callable[[], None],
+    tracing: bool = False,
 ) -> StepResult:
-    """FAIL on a wrong count; PARTIAL when all that could be counted is exact but something cannot be
-    counted statically on this revision (a canary the walk refused, a rule the source does not show)."""
+    """FAIL on a wrong count; PARTIAL when what could be counted is exact but something cannot be."""
     n = suite.canary_n
 
     def one(name: str) -> list[dict[str, Any]]:
@@ -106,11 +110,13 @@ def step_canaries(
         low = run_canary(ctx, entry, name, n)
         high = run_canary(ctx, entry, name, 2 * n)
         tick()
-        dumps = [_canaries.parse_dump("\n".join(p.read_text() for p in r.stats_files)) for r in (low, high)]
+        texts = ["\n".join(p.read_text() for p in r.stats_files) for r in (low, high)]
+        dumps = [_canaries.parse_dump(t) for t in texts]
         expected = canary["per_iteration"]
-        return [{"canary": name, **m} for m in _canaries.compare(dumps[0], dumps[1], n, expected, table)]
+        found = [{"canary": name, **m} for m in _canaries.compare(dumps[0], dumps[1], n, expected, table)]
+        return _tier2.tier2_accounting(name, n, texts, found, _trace.parse(high.stdout)) if tracing else found
 
-    found = [m for ms in pool.map(one, suite.canaries) for m in ms]
+    exact, found, note = _tier2.proven(m for ms in pool.map(one, suite.canaries) for m in ms)
     wrong = [m for m in found if "cannot_count" not in m]
     if wrong:
         names = ", ".join(sorted({m["canary"] for m in wrong}))
@@ -120,8 +126,9 @@ def step_canaries(
     if found:
         what = ", ".join(sorted({f"{m['canary']}: {m['family']}" for m in found}))
         summary = f"exact where countable (N={n}, 2N={2 * n}); cannot count statically on this revision: {what}"
-        return StepResult(Step.CANARIES, StepStatus.PARTIAL, summary, tuple(found))
-    return StepResult(Step.CANARIES, StepStatus.PASS, f"{len(suite.canaries)} canaries exact (N={n}, 2N={2 * n})")
+        return StepResult(Step.CANARIES, StepStatus.PARTIAL, summary + note, tuple(exact + found))
+    summary = f"{len(suite.canaries)} canaries exact (N={n}, 2N={2 * n}){note}"
+    return StepResult(Step.CANARIES, StepStatus.PASS, summary, tuple(exact))
 
 
 def _diff(a: Mapping[str, int], b: Mapping[str, int], suite: SuiteConfig) -> list[tuple[str, int, int]]:
@@ -189,14 +196,16 @@ def _automated_vs_manual(
     return rows
 
 
-def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, table: Mapping[str, Any]) -> StepResult:
+def step_leakage(
+    runs: Runs, workloads: dict[str, int], suite: SuiteConfig, table: Mapping[str, Any], tracing: bool = False
+) -> StepResult:
     """FAIL on any leaked counter; a ``deferred`` difference the build's source explains (see
-    validate/deferred.py) is its own finding kind, listed, and does not fail the step."""
+    validate/deferred.py) is listed and does not fail; on a ``tracing`` build (b) is not made: PARTIAL."""
     rule = _deferred.DeferredRule.from_table(table)
     findings: list[Finding] = []
     for w, loops in workloads.items():
         try:
-            findings += _outside_bracket(runs, w, suite, loops, table)
+            findings += [] if tracing else _outside_bracket(runs, w, suite, loops, table)
         except RunFailed as exc:
             findings.append({"workload": w, "check": "manual path", "counter": "-", "a": str(exc), "b": ""})
         try:
@@ -211,8 +220,8 @@ def step_leakage(runs: Runs, workloads: dict[str, int], suite: SuiteConfig, tabl
         leaky = ", ".join(sorted({f["workload"] for f in leaks}))
         summary = "; ".join([f"{len(leaks)} counter(s) leak in {leaky}", *notes])
         return StepResult(Step.LEAKAGE, StepStatus.FAIL, summary, tuple(findings))
-    passed = f"no leakage in {len(workloads)} workloads (automated == manual, nothing outside brackets)"
-    return StepResult(Step.LEAKAGE, StepStatus.PASS, "; ".join([passed, *notes]), tuple(findings))
+    status, passed = _tier2.leak_verdict(len(workloads), tracing)
+    return StepResult(Step.LEAKAGE, status, "; ".join([passed, *notes]), tuple(findings))
 
 
 def step_isolation(
@@ -248,12 +257,12 @@ def _failure(run: PathRun | RunFailed) -> str:
 
 
 def step_baselines(
-    runs: Runs, workloads: dict[str, int], suite: SuiteConfig, version: str, root: Path
+    runs: Runs, workloads: dict[str, int], suite: SuiteConfig, version: str, root: Path, configuration: str = "default"
 ) -> tuple[StepResult, dict[str, _baseline.AllowanceUse]]:
     findings: list[dict[str, Any]] = []
     missing, deviation = [], {}
     for w, loops in workloads.items():
-        doc = _baseline.load(version, w, root)
+        doc = _baseline.load(version, w, root, configuration)
         if doc is None:
             missing.append(w)
             continue
@@ -283,7 +292,8 @@ def step_baselines(
     elif missing:
         status, summary = (
             StepStatus.NO_BASELINE,
-            f"no baseline for Python {version}: {', '.join(missing)} (skipped; record one with invoke baseline)",
+            f"no baseline for Python {_baseline.directory(version, configuration)}: {', '.join(missing)} "
+            "(skipped; record one with invoke baseline)",
         )
     else:
         status, summary = StepStatus.PASS, f"{len(workloads)} workloads match their baselines within tolerance"

@@ -29,6 +29,7 @@ class ValidateUnit:
     workloads: dict[str, int]  # workload -> loops, chosen (and checked) by the client
     jobs: int
     leak: bool = False  # plant a leak in the automated runs (tests of the leakage step)
+    config: str = "default"  # the build configuration (its name; the worker reads configs/configurations.toml)
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def _validate(ctx: Context, unit: ValidateUnit, name: str) -> ValidateResult:
     start = time.perf_counter()
     commit = local_commit(ctx, unit.commit)
     with fingerprint_step():
-        obtained = obtain(ctx, plan_for(ctx, commit, unit.patches))
+        obtained = obtain(ctx, plan_for(ctx, commit, unit.patches, unit.config))
     entry, built = obtained.entry, obtained.built
     built_at = time.perf_counter()
     report = validate(
@@ -78,10 +79,12 @@ def validate_on_cluster(
     jobs: int,
     *,
     leak: bool = False,
+    config: str = "default",
 ) -> tuple[ValidationReport, ValidateResult]:
     """Send the validation of ``commit`` to a worker of ``cluster``; its report and result."""
     ctx.reporter.info(f"validating {commit.rev} ({commit.short}) on the cluster at {cluster.address}")
-    (result,) = cluster.run_units(validate_unit, [ValidateUnit(commit, patches, dict(workloads), jobs, leak)])
+    unit = ValidateUnit(commit, patches, dict(workloads), jobs, leak, config)
+    (result,) = cluster.run_units(validate_unit, [unit])
     if result.failure is not None or result.report is None:
         raise_failure(result.failure or RemoteFailure("HarnessError", 1, "no report came back", result.worker))
     # the worker built the sha: name the revision as asked here, and where it ran (its paths are its own)

@@ -1,14 +1,5 @@
-"""`invoke bisect` / `bisect-run` end to end: a planted specialization change in a short history.
-
-On top of the imported v3.13.5 (index 0, good) nine commits are made in the test mirror (fixed dates,
-so the shas are the same in every session):
-
-    1-4  comments in Objects/*.c (build, same stats)
-    5    Python/specialize.c: _Py_Specialize_BinaryOp no longer specializes float additions
-         (BINARY_OP_ADD_FLOAT) -> in nbody the share of BINARY_OP executions that are specialized
-         hits drops from ~0.96 to ~0.72
-    6    Objects/floatobject.c gets a line that is not C: make fails
-    7    fixes it; 8-9 comments (9 = tip = bad)
+"""`invoke bisect` / `bisect-run` end to end: a planted specialization change in a short history
+(tests/support/planted.py: nine commits on v3.13.5, the change at 5, a broken build at 6).
 
 The search probes 4 (good), then 6 (the midpoint of 4..9: build fails, skipped), steps to 7 (bad),
 then 5 (bad): the first bad commit is exactly 5 and the broken one is reported as skipped.
@@ -20,69 +11,19 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from pystats_harness.infra.mirror import Mirror
-from tests.integration.conftest import ROOT, Harness, make_commit
-
-BASE = "v3.13.5"
-BRANCH = "test-bisect-history"
-WORKLOAD = "nbody"
-METRIC = "opcode.BINARY_OP.specialization.hit / family.BINARY_OP.execution_count"
-PLANTED, BROKEN, N = 5, 6, 10  # indices on the path (0 = good = v3.13.5, 9 = bad)
-
-FLOAT_ADD_RULE = """            if (PyFloat_CheckExact(lhs)) {
-                instr->op.code = BINARY_OP_ADD_FLOAT;
-                goto success;
-            }
-"""
-NOT_C = "this is not C;\n"
-
-
-def _history(mirror_dir: Path) -> list[str]:
-    mirror = Mirror(mirror_dir)
-    base = mirror.resolve(BASE).sha
-    texts: dict[str, str] = {}
-
-    def text(path: str) -> str:
-        if path not in texts:
-            texts[path] = mirror.read_file(base, path) or ""
-        return texts[path]
-
-    def comment(path: str, n: int) -> tuple[str, str]:
-        texts[path] = text(path) + f"/* bisect test: trivial change {n} */\n"
-        return path, texts[path]
-
-    specialize = text("Python/specialize.c")
-    assert specialize.count(FLOAT_ADD_RULE) == 1, "3.13.5's float-add rule not found"
-    planted = specialize.replace(FLOAT_ADD_RULE, "            /* bisect test: float additions are not specialized */\n")
-    steps: list[tuple[str, str, str]] = [
-        (*comment("Objects/floatobject.c", 1), "comment 1 (floatobject.c)"),
-        (*comment("Objects/longobject.c", 2), "comment 2 (longobject.c)"),
-        (*comment("Objects/listobject.c", 3), "comment 3 (listobject.c)"),
-        (*comment("Objects/floatobject.c", 4), "comment 4 (floatobject.c)"),
-        ("Python/specialize.c", planted, "Do not specialize float additions in BINARY_OP"),
-        ("Objects/floatobject.c", text("Objects/floatobject.c") + NOT_C, "Break the build (floatobject.c)"),
-        (*comment("Objects/floatobject.c", 7), "Fix the build (floatobject.c)"),
-        (*comment("Objects/longobject.c", 8), "comment 8 (longobject.c)"),
-        (*comment("Objects/listobject.c", 9), "comment 9 (listobject.c)"),
-    ]
-    shas, parent = [base], base
-    for path, content, message in steps:
-        parent = make_commit(mirror_dir, parent, {path: ("100644", content)}, message, BRANCH)
-        shas.append(parent)
-    return shas
+from tests.support.invoke_runner import INVOKE, ROOT, Harness
+from tests.support.planted import BASE, BRANCH, BROKEN, METRIC, PLANTED, SCRIPT, WORKLOAD, N, planted_history
+from tests.support.repo import commit_files
 
 
 @pytest.fixture(scope="module")
 def history(harness: Harness) -> list[str]:
-    shas = _history(harness.settings.mirror_dir)
-    assert len(shas) == N
-    return shas
+    return planted_history(harness.settings.mirror_dir)
 
 
 def _bisect(harness: Harness, out: Path, **opts: str) -> tuple[int, dict | None, str]:
@@ -172,9 +113,7 @@ def test_git_bisect_run_finds_the_planted_commit(
     subprocess.run([*git, "bisect", "start", "--no-checkout", history[-1], history[0]], check=True, capture_output=True)
     threshold = str(first_run["report"]["judge"]["threshold"])
     command = [
-        sys.executable,
-        "-m",
-        "invoke",
+        *INVOKE,
         "-r",
         str(ROOT),
         "bisect-run",
@@ -205,15 +144,6 @@ def test_endpoints_must_differ_as_claimed(
     assert code == 2 and "not an ancestor" in output, output
 
 
-SCRIPT = """
-def run(loops):
-    x = 0.0
-    for i in range(loops * 5000):
-        x = x + 1.5
-    return x
-"""
-
-
 def test_script_workload(harness: Harness, first_run: dict, history: list[str], tmp_path: Path) -> None:
     script = tmp_path / "float_adds.py"
     script.write_text(SCRIPT)
@@ -225,12 +155,12 @@ def test_script_workload(harness: Harness, first_run: dict, history: list[str], 
 def test_good_on_another_branch_bisects_from_the_merge_base(
     harness: Harness, first_run: dict, history: list[str], tmp_path: Path
 ) -> None:
-    side = make_commit(
+    side = commit_files(
         harness.settings.mirror_dir,
         history[3],
         {"Misc/side-branch.txt": ("100644", "side\n")},
         "a commit on a side branch",
-        "test-bisect-side",
+        branch="test-bisect-side",
     )
     code, report, output = _bisect(harness, tmp_path / "side", good=side)
     assert code == 0, output

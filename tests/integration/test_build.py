@@ -10,7 +10,11 @@ import pytest
 
 from pystats_harness.builder.cache import lookup
 from pystats_harness.infra import engine
-from tests.integration.conftest import Harness, Streamed, make_commit
+from tests.support.builds import cache_key
+from tests.support.disk import disk_mb
+from tests.support.invoke_runner import Harness
+from tests.support.repo import commit_files
+from tests.support.streamed import Streamed
 
 
 @pytest.fixture(scope="module")
@@ -46,21 +50,10 @@ def test_build_from_imported_release_records_manifest(built_3135: dict) -> None:
 ENTRY_MB_GOAL = 100
 
 
-def _disk_mb(path: Path) -> float:
-    """What ``du -s`` says, in MiB (allocated blocks, each inode once, symlinks not followed)."""
-    seen, total = set(), 0
-    for f in [path, *path.rglob("*")]:
-        st = f.lstat()
-        if (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            total += st.st_blocks * 512
-    return total / 2**20
-
-
 def test_entry_holds_only_what_runs_and_extension_builds_need(built_3135: dict) -> None:
     path = built_3135["path"]
     install = path / "install"
-    assert _disk_mb(path) <= ENTRY_MB_GOAL
+    assert disk_mb(path) <= ENTRY_MB_GOAL
     assert not list(install.rglob("libpython*.a")) and not list(install.rglob("python.o"))
     assert not list(install.rglob("*.opt-1.pyc")) and not list(install.rglob("*.opt-2.pyc"))
     # what runs import (the install is read-only in run containers: no pyc could be written later)
@@ -129,7 +122,7 @@ def _start_and_wait_for(harness: Harness, flags: str, marker: str) -> tuple[Stre
     """Start a build of v3.13.5 with ``flags``, wait until it prints the phase line ``marker``."""
     build = Streamed(harness.popen("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags))
     build.wait_for(marker)
-    key = next(line.split()[-1] for line in build.lines if line.startswith("cache key"))
+    key = cache_key(build.lines)
     return build, key
 
 
@@ -184,12 +177,12 @@ def test_kill_mid_build_leaves_no_marker(harness: Harness, built_3135: dict, tmp
 
 def test_configure_failure_shows_log_tail_and_path(harness: Harness, built_3135: dict) -> None:
     mirror = harness.settings.mirror_dir
-    sha = make_commit(
+    sha = commit_files(
         mirror,
         "v3.13.5",
         {"configure": ("100755", "#!/bin/sh\necho 'configure: error: planted failure' >&2\nexit 1\n")},
         "planted: configure fails",
-        "test/broken-configure",
+        branch="test/broken-configure",
     )
     out = harness.invoke("build", "--rev", sha)
     assert out.returncode == 7, out.stdout + out.stderr

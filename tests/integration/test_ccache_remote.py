@@ -13,8 +13,8 @@ import pytest
 
 from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
-from tests.integration.conftest import Harness
-from tests.integration.servers import redis_server
+from tests.support.invoke_runner import Harness
+from tests.support.servers import redis_server
 
 pytestmark = pytest.mark.integration
 

@@ -1,7 +1,7 @@
 """Scale-out on one machine: a real Dask scheduler, real worker processes (separate cache directories,
 the one Docker engine) and a real redis-server (ccache_remote) on 127.0.0.1.
 
-* a k-ary bisect over the planted-change series (tests/integration/test_bisect.py) on 2 workers finds the
+* a k-ary bisect over the planted-change series (tests/support/planted.py) on 2 workers finds the
   planted commit, as the local bisect does, in fewer rounds (3 rounds against 4 binary steps);
 * a third worker without a Docker engine and a fourth whose Python cannot import the harness take no
   units, and the report names both with their reason;
@@ -29,9 +29,9 @@ from pystats_harness.cluster.local import LocalCluster, local_cluster
 from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
 from pystats_harness.measure.unit import MeasureUnit, UnitResult, measure_unit
-from tests.integration.conftest import Harness
-from tests.integration.servers import redis_server
-from tests.integration.test_bisect import BASE, BRANCH, METRIC, PLANTED, SCRIPT, WORKLOAD, N, _history
+from tests.support.invoke_runner import Harness
+from tests.support.planted import BASE, BRANCH, METRIC, PLANTED, SCRIPT, WORKLOAD, planted_history
+from tests.support.servers import redis_server
 
 pytestmark = pytest.mark.integration
 BINARY_STEPS = 4  # the local bisect of this series: 4, 6 (fails), 7, 5
@@ -39,9 +39,7 @@ BINARY_STEPS = 4  # the local bisect of this series: 4, 6 (fails), 7, 5
 
 @pytest.fixture(scope="module")
 def series(harness: Harness) -> list[str]:
-    shas = _history(harness.settings.mirror_dir)
-    assert len(shas) == N
-    return shas
+    return planted_history(harness.settings.mirror_dir)
 
 
 @pytest.fixture(scope="module")

@@ -29,8 +29,11 @@ from pystats_harness.collect.loops import SCHEMA
 from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
 from pystats_harness.measure.unit import MeasureUnit, UnitResult, measure_unit
-from tests.integration.conftest import FAULTS, Harness, Streamed, make_commit
-from tests.integration.servers import Redis
+from tests.support.faults import FAULTS
+from tests.support.invoke_runner import Harness
+from tests.support.repo import commit_files
+from tests.support.servers import Redis
+from tests.support.streamed import Streamed
 
 pytestmark = pytest.mark.integration
 BASE = "v3.13.5"
@@ -181,7 +184,8 @@ def test_a_worker_killed_mid_build_redis_killed_and_a_worker_added(state: State,
         text = subprocess.run(
             ["git", "--git-dir", str(mirror), "show", f"{sha}:{path}"], capture_output=True, text=True
         )
-        sha = make_commit(mirror, sha, {path: ("100644", text.stdout + f"/* cluster fault {n} */\n")}, "f", "test/cf")
+        change = {path: ("100644", text.stdout + f"/* cluster fault {n} */\n")}
+        sha = commit_files(mirror, sha, change, f"cluster fault {n}", branch="test/cf")
     out = tmp_path / "history"
     args = ("--from", BASE, "--to", sha, "--count", "3", "--workload", "nbody", "--metric", METRIC, "--out", str(out))
     history = state.invoke("history", *args)

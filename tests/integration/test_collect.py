@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.stats.collection import Collection, load
-from tests.integration.conftest import Harness
-from tests.integration.test_stats import built, check_rendered, count, html_tables, rendered
+from tests.support.builds import built
+from tests.support.invoke_runner import Harness
+from tests.support.rendered import check_rendered, count, html_tables, rendered
 
 #: Fast ones: a bench_time_func (nbody), a bench_func script timing three functions (logging), and
 #: a bench_command one (python_startup: the hook brackets the wrapper).

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import Harness
+from tests.support.history import mirror_real_history, needs_real_history
+from tests.support.invoke_runner import Harness
 
 #: The faults, selected by the file planted next to it (/wheels/site/plant.txt). Only processes of
 #: the benchmark (its run script under /bench) are touched, so the null benchmark stays clean.
@@ -153,15 +154,12 @@ def test_no_on_off_api_is_one_line_per_benchmark(harness: Harness, tmp_path: Pat
     assert "RuntimeError" not in result.stdout
 
 
-CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")
-
-
-@pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
+@needs_real_history
 def test_the_pre_fix_window_unpatched_says_why_nothing_was_dumped(harness: Harness, tmp_path: Path) -> None:
     """The seed's own bug, as the automated job met it in Dec 2022: before GH-100144 an interpreter
     never dumps what it counted while collection is off, and pyperf's hook ends every bracket with it
     off; counting also began at start-up. Every benchmark is untrusted, and the reason says so."""
-    assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
+    mirror_real_history(harness)
     out = tmp_path / "out"
     args = ("--rev", "1583c6e326~1", "--patches", "none", "--benchmarks", "nbody", "--out", str(out))
     result = harness.invoke("collect", *args)

@@ -18,7 +18,8 @@ from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import Limit, LimitReached, Resource
 from pystats_harness.infra import engine
 from pystats_harness.infra.runner import RunRequest, run_python
-from tests.integration.conftest import Harness
+from tests.support.builds import built
+from tests.support.invoke_runner import Harness
 
 FORK_BOMB = "import os\nwhile True: os.fork()"
 ALLOCATION_BOMB = "chunks = []\nwhile True: chunks.append(b'x' * 10**7)"
@@ -43,9 +44,7 @@ print(json.dumps({
 
 @pytest.fixture(scope="module")
 def entry(harness: Harness) -> CacheEntry:
-    built = harness.invoke("build", "--rev", "v3.13.5")
-    assert built.returncode == 0, built.stdout + built.stderr
-    return CacheEntry(Path(next(line for line in built.stdout.splitlines() if line.startswith("build ")).split()[1]))
+    return built(harness, "v3.13.5")
 
 
 def _owned_by(pid: int) -> list[str]:

@@ -17,7 +17,11 @@ import pytest
 from pystats_harness.builder import integrity
 from pystats_harness.builder.cache import MARKER, CacheEntry, lookup
 from pystats_harness.infra import engine
-from tests.integration.conftest import FAULTS, ROOT, Harness, Streamed, make_commit
+from tests.support.builds import cache_key
+from tests.support.faults import FAULTS
+from tests.support.invoke_runner import ROOT, Harness
+from tests.support.repo import commit_files
+from tests.support.streamed import Streamed
 
 FLAGS = "--with-computed-gotos"  # a build of v3.13.5 of its own (its own key), shared by these tests
 PHASES = ("checkout", "configure", "make", "install", "fingerprint", "commit")
@@ -32,10 +36,6 @@ def flags_file(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 def _build(harness: Harness, flags_file: str) -> Streamed:
     return Streamed(harness.popen("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags_file))
-
-
-def _key(lines: list[str]) -> str:
-    return next(line.split()[-1] for line in lines if line.startswith("cache key"))
 
 
 def _leftovers(harness: Harness, pid: int) -> list[str]:
@@ -60,7 +60,7 @@ def _served_entry_is_sound(harness: Harness, key: str) -> bool:
 def fault_key(harness: Harness, flags_file: str) -> str:
     dry = harness.invoke("build", "--rev", "v3.13.5", "--dry-run", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags_file)
     assert dry.returncode == 0, dry.stderr
-    return _key(dry.stdout.splitlines())
+    return cache_key(dry.stdout.splitlines())
 
 
 KILLED: list[int] = []
@@ -101,7 +101,7 @@ def test_two_builds_of_the_same_key_one_waits(harness: Harness, flags_file: str,
     flags = tmp_path / "configure.toml"
     flags.write_text(f'flags = ["{FLAGS}", "--without-doc-strings"]\n')
     dry = harness.invoke("build", "--rev", "v3.13.5", "--dry-run", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=str(flags))
-    entry = harness.settings.builds_dir / _key(dry.stdout.splitlines())
+    entry = harness.settings.builds_dir / cache_key(dry.stdout.splitlines())
     (entry / MARKER).unlink(missing_ok=True)
     shutil.rmtree(entry, ignore_errors=True)  # a run before this one may have made it
     first = Streamed(harness.popen("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=str(flags)))
@@ -120,7 +120,7 @@ def test_two_builds_of_the_same_key_one_waits(harness: Harness, flags_file: str,
 def test_a_damaged_entry_is_found_and_rebuilt(harness: Harness, flags_file: str) -> None:
     out = harness.invoke("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags_file, timeout=1800)
     assert out.returncode == 0, out.stderr[-2000:]
-    key = _key(out.stdout.splitlines())
+    key = cache_key(out.stdout.splitlines())
     entry = CacheEntry(harness.settings.builds_dir / key)
     binary = next((entry.install_dir / "bin").glob("python3.*[0-9]"))
     data = bytearray(binary.read_bytes())
@@ -141,7 +141,7 @@ def test_a_damaged_entry_is_found_and_rebuilt(harness: Harness, flags_file: str)
 
 def test_prune_keeps_what_is_used_and_says_what_it_freed(harness: Harness, flags_file: str, tmp_path: Path) -> None:
     out = harness.invoke("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags_file, timeout=1800)
-    key = _key(out.stdout.splitlines())
+    key = cache_key(out.stdout.splitlines())
     scratch = tmp_path / "cache"
     for name, age in (("a" * 24, 5), ("b" * 24, 1)):  # two entries (hard-linked copies), a used 5 days ago
         shutil.copytree(harness.settings.builds_dir / key, scratch / "builds" / name, copy_function=os.link)
@@ -151,22 +151,10 @@ def test_prune_keeps_what_is_used_and_says_what_it_freed(harness: Harness, flags
         use.touch()
         stamp = use.stat().st_mtime - age * 86400
         os.utime(use, (stamp, stamp))
-    env = {"INVOKE_PYSTATS_CACHE_DIR": str(scratch)}
-    listed = subprocess.run(
-        ["python3", "-m", "invoke", "cache", "list"],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-    )
+    on_scratch = Harness(scratch)
+    listed = on_scratch.invoke("cache", "list")
     assert listed.returncode == 0 and "a" * 24 in listed.stdout and "b" * 24 in listed.stdout, listed.stdout
-    pruned = subprocess.run(
-        ["python3", "-m", "invoke", "cache", "prune", "--older-than", "3"],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-    )
+    pruned = on_scratch.invoke("cache", "prune", "--older-than", "3")
     assert pruned.returncode == 0, pruned.stderr
     assert f"removed {'a' * 24}" in pruned.stdout and "removed 1 build(s)" in pruned.stdout, pruned.stdout
     assert sorted(p.name for p in (scratch / "builds").iterdir() if not p.name.startswith(".")) == ["b" * 24]
@@ -192,22 +180,10 @@ def test_a_full_disk_during_a_real_build(harness: Harness, small_disk: Path) -> 
     (existing / "install").mkdir(parents=True)
     (existing / "install" / "python3").write_text("an earlier build")
     (existing / MARKER).write_text("complete\n")
-    env = {**os.environ, "INVOKE_PYSTATS_CACHE_DIR": str(cache)}
-    subprocess.run(
-        ["python3", "-m", "invoke", "mirror", "--remote", str(harness.settings.mirror_dir)],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-    out = subprocess.run(
-        ["python3", "-m", "invoke", "build", "--rev", "v3.13.5"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
+    on_small = Harness(cache)
+    mirrored = on_small.invoke("mirror", "--remote", str(harness.settings.mirror_dir))
+    assert mirrored.returncode == 0, mirrored.stdout + mirrored.stderr
+    out = on_small.invoke("build", "--rev", "v3.13.5", timeout=1800)
     assert out.returncode == 15, out.stdout[-2000:] + out.stderr[-3000:]
     last = out.stderr.strip().splitlines()[-1]
     assert last.startswith("error: no space left on the device of") and "nothing half-made was kept" in last, last
@@ -261,7 +237,7 @@ def test_four_invocations_on_different_revisions_share_the_cache(harness: Harnes
             ["git", "--git-dir", str(mirror), "show", f"{base}:{path}"], capture_output=True, text=True, check=True
         ).stdout
         change = {path: ("100644", text + f"/* concurrency test {stamp} {n} */\n")}
-        shas.append(make_commit(mirror, base, change, f"concurrency test {n}", f"test/concurrent-{n}"))
+        shas.append(commit_files(mirror, base, change, f"concurrency test {n}", branch=f"test/concurrent-{n}"))
     metric = "opcode.BINARY_OP.specialization.hit / family.BINARY_OP.execution_count"
     runs = [
         harness.popen("bisect-run", "--rev", sha, "--workload", "nbody", "--metric", metric, "--threshold", "0.5")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import Harness, make_commit
+from tests.support.history import mirror_real_history, needs_real_history
+from tests.support.invoke_runner import Harness
+from tests.support.repo import commit_files
 
 
 def build(harness: Harness, rev: str, patches: str = "auto"):
@@ -66,12 +67,12 @@ def test_patch_that_does_not_apply_names_file_and_hunk(harness: Harness) -> None
         "            _py_stats.opcode_stats[FOR_ITER].specialization.failure++;",
         "            _py_stats.opcode_stats[FOR_ITER].specialization.failure += 1;",
     )
-    sha = make_commit(
+    sha = commit_files(
         mirror,
         "v3.11.2",
         {"Python/ceval.c": ("100644", broken)},
         "planted: patch context changed",
-        "test/patch-conflict",
+        branch="test/patch-conflict",
     )
     out = harness.invoke("build", "--rev", sha)
     assert out.returncode == 8, out.stdout + out.stderr
@@ -80,10 +81,7 @@ def test_patch_that_does_not_apply_names_file_and_hunk(harness: Harness) -> None
     assert not list(harness.settings.worktrees_dir.glob("wt-*"))
 
 
-CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")
-
-
-@pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
+@needs_real_history
 @pytest.mark.parametrize(
     "rev, applied",
     [
@@ -94,7 +92,7 @@ CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")
     ids=["last pre-fix commit", "the fix itself", "3.11.0a4 release commit (3.11-dev patches)"],
 )
 def test_real_history_around_the_fix(harness: Harness, rev: str, applied: list[str]) -> None:
-    assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
+    mirror_real_history(harness)
     out, path = build(harness, rev)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
     m = json.loads((path / "manifest.json").read_text())

@@ -18,7 +18,8 @@ from pystats_harness.infra.runner import RunRequest, run_python
 from pystats_harness.pyperformance.errors import WheelMissing
 from pystats_harness.pyperformance.sites import SiteReady, benchmark_data_dir, prepare_site
 from pystats_harness.pyperformance.wheelhouse import read_wheelhouse
-from tests.integration.conftest import Harness
+from tests.support.builds import built
+from tests.support.invoke_runner import Harness
 
 pytestmark = pytest.mark.integration
 
@@ -33,9 +34,7 @@ def context(harness: Harness) -> Context:
 
 @pytest.fixture(scope="module")
 def entry(harness: Harness) -> CacheEntry:
-    built = harness.invoke("build", "--rev", "v3.13.5")
-    assert built.returncode == 0, built.stdout + built.stderr
-    return CacheEntry(Path(next(line for line in built.stdout.splitlines() if line.startswith("build ")).split()[1]))
+    return built(harness, "v3.13.5")
 
 
 def test_sites_for_a_compiled_and_a_pure_requirement_import_with_the_built_interpreter(

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import html
 import json
-import os
-import re
 from pathlib import Path
 
 import pytest
 
-from pystats_harness.builder.cache import CacheEntry, lookup
-from pystats_harness.infra import engine
-from pystats_harness.infra.runner import RunRequest, RunResult, run_python
+from pystats_harness.builder.cache import CacheEntry
+from pystats_harness.infra.runner import RunRequest, run_python
 from pystats_harness.stats.collection import Collection, load
-from pystats_harness.stats.summarize import SCRIPT, crosscheck_dir, summarize_output
+from pystats_harness.stats.summarize import crosscheck_dir, summarize_output
 from pystats_harness.stats.summarize_json import METADATA_KEY
-from tests.integration.conftest import Harness
-
-CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")
+from tests.support.builds import built
+from tests.support.history import mirror_real_history, needs_real_history
+from tests.support.invoke_runner import Harness
+from tests.support.rendered import check_rendered, count, html_tables, rendered, summarize
 
 #: Failure kinds of many families: an overriding descriptor (function.__name__) and int + float (3.11.2:
 #: kind 8, which the 3.13 script takes for a generic kind), properties, calls of classes (3.11: PRECALL),
@@ -47,15 +44,6 @@ for i in range(300):
 sys._stats_off()
 """
 WORK = "import sys, json\nsys._stats_on()\nclass P:\n    def __init__(s, x): s.x = x\nt = sum(P(i).x for i in range(2000))\njson.loads(json.dumps([t] * 50))\nsys._stats_off()\n"
-
-
-def built(harness: Harness, rev: str, patches: str = "auto") -> CacheEntry:
-    out = harness.invoke("build", "--rev", rev, "--patches", patches)
-    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    key = next(line.split()[-1] for line in out.stdout.splitlines() if line.startswith("cache key"))
-    entry = lookup(harness.settings.builds_dir, key)
-    assert entry is not None
-    return entry
 
 
 @pytest.mark.parametrize("rev", ["v3.13.5", "v3.11.2"])
@@ -112,63 +100,6 @@ def test_stats_and_compare_tasks(harness: Harness, tmp_path: Path) -> None:
     assert bad.returncode == 12 and "no dump files" in bad.stderr
 
 
-def html_tables(markdown: str) -> dict[tuple[str, str], list[list[list[str]]]]:
-    """The tables of summarize_stats.py 3.13's Markdown (HTML tables), by (## section, ### subsection)."""
-    found: dict[tuple[str, str], list[list[list[str]]]] = {}
-    h2 = h3 = ""
-    for block in re.split(r"(?m)^(#{2,4} .*)$", markdown):
-        if block.startswith(("## ", "### ")):
-            h2, h3 = (block[3:].strip(), "") if block.startswith("## ") else (h2, block[4:].strip())
-            continue
-        for table in re.findall(r"<table>(.*?)</table>", block, re.S):
-            rows = [
-                re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)
-                for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)
-            ]
-            found.setdefault((h2, h3), []).append(
-                [
-                    [html.unescape(re.sub(r"<details>.*?</details>", "", cell, flags=re.S)).strip() for cell in row]
-                    for row in rows
-                ]
-            )
-    return found
-
-
-def count(cell: str) -> int:
-    return int(cell.replace(",", ""))
-
-
-def check_rendered(markdown: str, collection: Collection) -> None:
-    """Every execution count, specialization and failure-kind row equals the harness's counter, every
-    failure kind the harness counted has its row, and the number of data files is the harness's."""
-    tables = html_tables(markdown)
-    c = collection.counters
-    executions = tables[("Execution counts", "")][0][1:]
-    assert len(executions) > 20
-    assert {row[0]: count(row[1]) for row in executions if count(row[1])} == {
-        k.split(".")[1]: v for k, v in c.items() if k.startswith("opcode.") and k.endswith(".execution_count") and v
-    }
-    assert tables[("Meta stats", "")][0][1] == ["Number of data files", str(collection.metadata["nfiles"])]
-    load_attr = dict((row[0], count(row[1])) for row in tables[("Specialization stats", "LOAD_ATTR")][0][1:])
-    assert load_attr["hit"] == c["family.LOAD_ATTR.specialization.hit"] > 0
-    failure_rows = 0
-    for (h2, family), found in tables.items():
-        if h2 != "Specialization stats" or not family:
-            continue
-        for table in found:
-            for row in table[1:]:
-                if table[0][0] == "Kind":
-                    name = f"opcode.{family}.specialization.{row[0]}"
-                elif table[0][0] == "Success":
-                    name = f"opcode.{family}.specialization.{row[0].lower()}"
-                else:
-                    name = f"opcode.{family}.specialization.failure_kinds.{row[0].replace(' ', '_')}"
-                    failure_rows += 1
-                assert c.get(name, 0) == count(row[1]), (name, row)
-    counted = [k for k, v in c.items() if k.startswith("opcode.") and ".failure_kinds." in k and v]
-    assert failure_rows == len(counted) > 0
-
-
 def exported(harness: Harness, rev: str, tmp_path: Path) -> tuple[CacheEntry, Collection, Path]:
     """Run KINDS on ``rev``'s build; `invoke stats --json --summarize-json` of its dump directory into
     ``tmp_path`` (the collection) and ``tmp_path/exports/<rev>.json`` (the export)."""
@@ -187,19 +118,6 @@ def exported(harness: Harness, rev: str, tmp_path: Path) -> tuple[CacheEntry, Co
     doc = json.loads(out.read_text())
     assert doc["__nfiles__"] == 1 and doc[METADATA_KEY]["sha"] == entry.manifest()["sha"]
     return entry, load(collection), stats_dir
-
-
-def summarize(harness: Harness, entry: CacheEntry, tmp_path: Path, *exports: str) -> RunResult:
-    """``entry``'s own summarize_stats.py, run by its interpreter in a container, on the named exports."""
-    mounts = (engine.Mount(str(tmp_path / "exports"), "/exports", read_only=True),)
-    args = ("-I", SCRIPT, *(f"/exports/{name}" for name in exports))
-    return run_python(harness.context(), entry, RunRequest(args, stats_dir=False, mounts=mounts, label="sumjson"))
-
-
-def rendered(harness: Harness, entry: CacheEntry, tmp_path: Path, *exports: str) -> str:
-    r = summarize(harness, entry, tmp_path, *exports)
-    assert r.exit_code == 0, r.stderr[-2000:]
-    return r.stdout
 
 
 def check_compared(markdown: str, base: Collection, head: Collection) -> None:
@@ -227,11 +145,11 @@ def test_summarize_json_renders_with_the_313_script(harness: Harness, tmp_path: 
     assert own.exit_code != 0 and "FileNotFoundError" in own.stderr and "/tmp/py_stats" in own.stderr
 
 
-@pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
+@needs_real_history
 def test_summarize_json_of_a_312_run(harness: Harness, tmp_path: Path) -> None:
     """3.12.0's numeric dumps, named: 3.13.5's script renders and compares them; 3.12.0's own script
     cannot read named keys (it int()s the opcode key), as docs/stats.md says."""
-    assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
+    mirror_real_history(harness)
     old, old_collection, _ = exported(harness, "v3.12.0", tmp_path)
     new, new_collection, _ = exported(harness, "v3.13.5", tmp_path)
     assert json.loads((tmp_path / "exports" / "v3.12.0.json").read_text())[METADATA_KEY]["opcode_keys"].startswith(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import Harness
+from tests.support.history import mirror_real_history, needs_real_history
+from tests.support.invoke_runner import Harness
 
 
 def validate(harness: Harness, tmp_path: Path, *args: str, **env: str):
@@ -83,30 +83,27 @@ def test_baseline_records_manual_per_loop_stats(harness: Harness, tmp_path: Path
     )
 
 
-CPYTHON_GIT = os.environ.get("PYSTATS_CPYTHON_GIT")
-
-
-@pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
+@needs_real_history
 @pytest.mark.parametrize(
     "rev, workloads, baselines",
     [("v3.12.0", "", "pass"), ("1583c6e326", "nbody", "no baseline")],
     ids=["3.12.0 against its committed baselines", "main Dec 2022 (FOR_ITER_RANGE stores, COMPARE_OP_*_JUMP)"],
 )
 def test_validate_the_3_12_line(harness: Harness, tmp_path: Path, rev: str, workloads: str, baselines: str) -> None:
-    assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
+    mirror_real_history(harness)
     out, report = validate(harness, tmp_path, "--rev", rev, *(["--workloads", workloads] if workloads else []))
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert [s["status"] for s in report["steps"]] == ["pass"] * 4 + [baselines]
     assert "exact" in report["steps"][1]["summary"]
 
 
-@pytest.mark.skipif(not CPYTHON_GIT, reason="PYSTATS_CPYTHON_GIT does not name a local clone of CPython's git history")
+@needs_real_history
 def test_deferred_decremented_by_misses_is_adjusted_not_leakage(harness: Harness, tmp_path: Path) -> None:
     """main 84b7e9e3fa (Oct 2023, 3.13.0a1+): UPDATE_MISS_STATS decrements a miss's deferred count
     before the instruction increments it, and RESUME (whose RESUME_CHECK deopts whenever the eval
     breaker is set) never increments it, so its uint64 wraps below zero.  Read signed, compared as
     integers, and allowed what the misses explain: leakage passes and says so."""
-    assert harness.invoke("mirror", "--remote", str(CPYTHON_GIT)).returncode == 0
+    mirror_real_history(harness)
     out, report = validate(harness, tmp_path, "--rev", "84b7e9e3fa", "--workloads", "classes,generators")
     leakage = next(s for s in report["steps"] if s["step"] == "leakage")
     assert leakage["status"] == "pass", json.dumps(leakage, indent=1)[-4000:]

@@ -12,7 +12,7 @@ import pytest
 from pystats_harness.builder import patches, probes
 from pystats_harness.builder.execute import Workspace, container_spec, manifest, patched_files
 from pystats_harness.builder.lanes import Lane
-from pystats_harness.builder.plan import BuildPlan, PlanInputs, build_group, plan_build, to_text
+from pystats_harness.builder.plan import PlanInputs, build_group, plan_build, to_text
 from pystats_harness.builder.script import TRIM_INSTALL, BuildLog, EventKind, build_script, ccache_delta
 from pystats_harness.builder.series import load_series
 from pystats_harness.config import load_configure_flags, load_settings
@@ -20,14 +20,7 @@ from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER, SOURCE_IN_CONTAINER
 from pystats_harness.resources import CONFIGS_DIR
-
-SHA = "a" * 40
-
-
-def plan(*, flags: tuple[str, ...] = ("--with-lto=no",), jobs: int = 3) -> BuildPlan:
-    patch_plan = patches.PatchPlan(decisions=(), patches=(), requested="none")
-    commit = CommitInfo("v3.13.5", SHA, "2025-06-11T00:00:00+00:00", "Python 3.13.5")
-    return BuildPlan(commit, patch_plan, flags, "builder:tag", "sha256:" + "b" * 64, "k" * 24, jobs)
+from tests.support.build_plan import SHA, plan
 
 
 def test_plan_text_says_what_will_happen() -> None:
@@ -203,7 +196,8 @@ def test_manifest_records_the_plan_and_the_facts() -> None:
     facts = {"seconds": {"make": 1.0}, "compiler": "gcc", "ccache": {"hits": 1}, "built_at": "2026-01-01T00:00:00Z"}
     m = manifest(plan(), facts, report, strict=True)
     assert m["sha"] == SHA and m["key"] == "k" * 24 and m["patches"] == [] and m["python"]["version"] == "3.13.5"
-    assert m["verification"] == {"ok": True, "mismatches": [], "strict": True}
+    assert m["verification"] == {"ok": True, "mismatches": [], "strict": True, "configuration": "default", "exempt": {}}
+    assert m["configuration"] == "default" and m["runtime"] == {"args": [], "env": {}}
     assert m["configure_flags"][:2] == [f"--prefix={PREFIX_IN_CONTAINER}", "--enable-pystats"]
     assert m["image"] == {"tag": "builder:tag", "id": plan().image_id} and m["built_at"] == facts["built_at"]
 

@@ -12,6 +12,7 @@ from pystats_harness.builder.execute import SOURCE_SUBSET
 from pystats_harness.suite import canaries as C
 from pystats_harness.suite import canary_rules as R
 from pystats_harness.suite import canary_source as S
+from tests.support.ceval_excerpts import MISS_STATS_DEC, MISS_STATS_NO_DEC
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "canaries"
 GENERATIONS = ("3.11.2", "main-1583c6e326", "3.12.0", "3.13.5")
@@ -310,44 +311,8 @@ def test_tier_two_redefinition_of_deopt_if_is_not_the_handlers_one() -> None:
 
 
 # --- the leakage step's deferred rule (UPDATE_MISS_STATS), on excerpts shaped like the real macros -----
+# (MISS_STATS_DEC and MISS_STATS_NO_DEC: tests/support/ceval_excerpts.py)
 
-#: main 84b7e9e3fa / v3.12.0 Python/ceval_macros.h (Nov 2022 - Dec 2023; in ceval.c until Jan 2023)
-MISS_STATS_DEC = """
-#ifdef Py_STATS
-#define UPDATE_MISS_STATS(INSTNAME)                              \\
-    do {                                                         \\
-        STAT_INC(opcode, miss);                                  \\
-        STAT_INC((INSTNAME), miss);                              \\
-        /* The counter is always the first cache entry: */       \\
-        if (ADAPTIVE_COUNTER_IS_ZERO(next_instr->cache)) {       \\
-            STAT_INC((INSTNAME), deopt);                         \\
-        }                                                        \\
-        else {                                                   \\
-            /* This is about to be (incorrectly) incremented: */ \\
-            STAT_DEC((INSTNAME), deferred);                      \\
-        }                                                        \\
-    } while (0)
-#else
-#define UPDATE_MISS_STATS(INSTNAME) ((void)0)
-#endif
-
-#define DEOPT_IF(COND, INSTNAME)                            \\
-    if ((COND)) {                                           \\
-        /* This is only a single jump on release builds! */ \\
-        UPDATE_MISS_STATS((INSTNAME));                      \\
-        assert(_PyOpcode_Deopt[opcode] == (INSTNAME));      \\
-        GO_TO_INSTRUCTION(INSTNAME);                        \\
-    }
-"""
-#: after dfaa9e060b (gh-113010, Dec 2023), c97d3af239 and 3.13.5: the else branch is gone
-MISS_STATS_NO_DEC = MISS_STATS_DEC.replace(
-    """        else {                                                   \\
-            /* This is about to be (incorrectly) incremented: */ \\
-            STAT_DEC((INSTNAME), deferred);                      \\
-        }                                                        \\
-""",
-    "",
-)
 HANDLER_DEFERRED = "TARGET(LOAD_X) {\n STAT_INC(LOAD_X, deferred);\n DECREMENT_ADAPTIVE_COUNTER(c);\n }\n"
 
 

@@ -16,7 +16,7 @@ from pystats_harness.config import load_settings, settings_from_environment
 from pystats_harness.console import Reporter
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
-from tests.unit.test_build_pure import plan
+from tests.support.build_plan import plan
 
 
 @pytest.mark.parametrize("value", ["redis://127.0.0.1:6379", "redis://cache.example:7000/2", ""])

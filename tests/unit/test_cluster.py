@@ -11,7 +11,7 @@ import pytest
 
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.cluster.errors import ClusterUnavailable, NoUsableWorker
-from tests.unit.test_tasks import _invoke
+from tests.support.invoke_runner import invoke_in
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,5 +51,5 @@ def test_only_one_module_imports_dask() -> None:
 
 @pytest.mark.parametrize(("workers", "message"), [("0", "at least one worker"), ("two", "is not a number")])
 def test_cluster_local_refuses_bad_worker_counts(tmp_path: Path, workers: str, message: str) -> None:
-    proc = _invoke(tmp_path, "cluster-local", "--workers", workers)
+    proc = invoke_in(tmp_path, "cluster-local", "--workers", workers)
     assert proc.returncode == 2 and message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,18 +13,12 @@ from pystats_harness.cli import common
 from pystats_harness.cli import stats as stats_cli
 from pystats_harness.config import load_settings
 from pystats_harness.infra.context import Context
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.invoke_runner import invoke_in
 
 
 def _invoke(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "invoke", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "INVOKE_PYSTATS_CACHE_DIR": str(tmp_path / "cache"), "DOCKER_HOST": "unix:///nonexistent"},
-    )
+    """``invoke ARGS`` with a scratch cache and no Docker engine to reach."""
+    return invoke_in(tmp_path, *args, DOCKER_HOST="unix:///nonexistent")
 
 
 @pytest.fixture

@@ -13,8 +13,7 @@ from pystats_harness.bisect.judge import Judge
 from pystats_harness.bisect.kary import kary_bisect, rounds_needed, spread
 from pystats_harness.bisect.search import BisectResult
 from pystats_harness.measure.outcome import Failure, Outcome
-from tests.unit.test_search import Value, assert_consistent, shas
-from tests.unit.test_search import run as binary
+from tests.support.value_search import Value, assert_consistent, bisect_values, shas
 
 
 def run_k(values: Sequence[Value], k: int) -> tuple[BisectResult, list[list[int]]]:
@@ -60,7 +59,7 @@ def test_a_41_commit_series_takes_log_k_plus_1_rounds(k: int) -> None:
 def test_k_one_is_todays_bisect() -> None:
     values = [1, 1, None, 1, 5, None, 5, 5]
     result, batches = run_k(values, 1)
-    _, calls = binary(values)
+    _, calls = bisect_values(values)
     assert [b[0] for b in batches] == calls and result.first_bad == 4
 
 
@@ -85,6 +84,6 @@ def test_same_answer_as_binary_search_and_consistent(n: int, step: int, k: int, 
     assert_consistent(values, result)
     if not failing & set(range(1, n - 1)):
         assert result.first_bad == step and result.rounds <= rounds_needed(n - 1, k)
-        assert result.first_bad == binary(values)[0].first_bad
+        assert result.first_bad == bisect_values(values)[0].first_bad
     else:
         assert step in result.candidates  # a range that holds the real step (failures hide the rest)

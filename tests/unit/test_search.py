@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -22,53 +21,16 @@ from pystats_harness.bisect.exitcodes import (
     exit_code_for_error,
 )
 from pystats_harness.bisect.judge import Judge, validate_endpoints
-from pystats_harness.bisect.search import BisectResult, EndpointsDoNotDiffer, bisect, estimate_remaining_steps
+from pystats_harness.bisect.search import EndpointsDoNotDiffer, bisect, estimate_remaining_steps
 from pystats_harness.errors import MissingCounters
 from pystats_harness.measure.metric import parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
 from pystats_harness.measure.resultcache import ResultCache, result_key
-
-Value = float | None
-
-
-def shas(n: int) -> list[str]:
-    return [f"{i:040x}" for i in range(n)]
-
-
-def run(
-    values: Sequence[Value], *, threshold: float | None = None, direction: str | None = None
-) -> tuple[BisectResult, list[int]]:
-    calls: list[int] = []
-
-    def measure(i: int) -> Outcome:
-        calls.append(i)
-        v = values[i]
-        return Outcome.failed(Failure.BUILD_FAILED, f"commit {i} does not build") if v is None else Outcome.ok(v)
-
-    judge = Judge.from_endpoints(values[0], values[-1], threshold=threshold, direction=direction)  # type: ignore[arg-type]
-    validate_endpoints(values[0], values[-1], judge)  # type: ignore[arg-type]
-    result = bisect(shas(len(values)), measure, judge)
-    assert len(calls) == len(set(calls)), f"measured twice: {calls}"
-    assert 0 not in calls and len(values) - 1 not in calls
-    assert result.measurements == len(calls)
-    return result, calls
-
-
-def assert_consistent(values: Sequence[Value], result: BisectResult) -> None:
-    """lo is good, hi is bad, and everything strictly between could not be measured."""
-    judge = result.judge
-    lo, hi = result.last_good, result.earliest_bad
-    assert 0 <= lo < hi <= len(values) - 1
-    assert not judge.is_bad(values[lo]) and judge.is_bad(values[hi])  # type: ignore[arg-type]
-    assert all(values[i] is None for i in range(lo + 1, hi))
-    assert result.candidates == tuple(range(lo + 1, hi + 1))
-    assert (result.first_bad == hi) == result.exact
-    tested = {t.index for t in result.tested}
-    assert set(range(lo + 1, hi)) <= tested  # an ambiguous range is one of failures we really saw
+from tests.support.value_search import Value, assert_consistent, bisect_values, shas
 
 
 def test_asv_example() -> None:
-    result, calls = run([1, 1, None, 1, 5, None, 5, 5])
+    result, calls = bisect_values([1, 1, None, 1, 5, None, 5, 5])
     assert result.first_bad == 4 and result.exact
     assert calls == [3, 5, 6, 4]  # 5 fails: its neighbour 6 is next (then the search goes on)
     assert [t.index for t in result.skipped] == [5]
@@ -87,26 +49,26 @@ def test_asv_example() -> None:
 def test_step_at_every_position(n: int) -> None:
     for k in range(1, n):
         values = [1.0] * k + [5.0] * (n - k)
-        result, calls = run(values)
+        result, calls = bisect_values(values)
         assert result.first_bad == k, (n, k, calls)
         assert len(calls) <= estimate_remaining_steps(0, n - 1)
 
 
 def test_direction_down_and_explicit_threshold() -> None:
-    result, _ = run([9, 9, 9, 2, 2, 2])
+    result, _ = bisect_values([9, 9, 9, 2, 2, 2])
     assert result.judge.direction == "down" and result.first_bad == 3
     # the metric falls below 5.5 (the midpoint) and 6 at index 3, but below 4 only at index 5
     values = [9, 8, 7, 5, 4.5, 3, 2]
-    assert run(values)[0].first_bad == 3
-    assert run(values, threshold=4)[0].first_bad == 5
-    assert run(values, threshold=6, direction="down")[0].first_bad == 3
+    assert bisect_values(values)[0].first_bad == 3
+    assert bisect_values(values, threshold=4)[0].first_bad == 5
+    assert bisect_values(values, threshold=6, direction="down")[0].first_bad == 3
 
 
 @pytest.mark.parametrize("n", range(8, 65))
 def test_measurements_within_log2_plus_two(n: int) -> None:
     counts = []
     for k in range(1, n):
-        _result, calls = run([0.0] * k + [1.0] * (n - k))
+        _result, calls = bisect_values([0.0] * k + [1.0] * (n - k))
         counts.append(len(calls) + 2)  # + the two endpoints, measured before the search
     assert max(counts) <= math.ceil(math.log2(n)) + 2
     assert max(counts) == math.ceil(math.log2(n - 1)) + 2
@@ -115,7 +77,7 @@ def test_measurements_within_log2_plus_two(n: int) -> None:
 
 def test_failure_right_after_good_is_ambiguous() -> None:
     values = [1, None, 5, 5]
-    result, calls = run(values)
+    result, calls = bisect_values(values)
     assert result.first_bad is None and result.candidates == (1, 2)
     assert calls == [1, 2]
     assert_consistent(values, result)
@@ -123,20 +85,20 @@ def test_failure_right_after_good_is_ambiguous() -> None:
 
 def test_failure_right_before_bad_is_ambiguous() -> None:
     values = [1, 1, None, 5]
-    result, calls = run(values)
+    result, calls = bisect_values(values)
     assert result.candidates == (2, 3) and calls == [1, 2]
     assert_consistent(values, result)
 
 
 def test_failures_next_to_the_endpoints_do_not_matter_when_the_step_is_elsewhere() -> None:
     values = [1, None, 1, 1, 1, 5, 5, 5, None, 5]
-    result, _ = run(values)
+    result, _ = bisect_values(values)
     assert result.first_bad == 5
 
 
 def test_all_failed_between_good_and_bad() -> None:
     values = [1, None, None, None, None, 5]
-    result, calls = run(values)
+    result, calls = bisect_values(values)
     assert result.first_bad is None and result.candidates == (1, 2, 3, 4, 5)
     assert sorted(calls) == [1, 2, 3, 4]
     assert [t.index for t in result.skipped] == [1, 2, 3, 4]
@@ -145,14 +107,14 @@ def test_all_failed_between_good_and_bad() -> None:
 
 def test_neighbours_of_a_failed_midpoint_nearest_first() -> None:
     values = [1, 1, 1, 1, 1, None, None, 1, 5, 5, 5]
-    result, calls = run(values)
+    result, calls = bisect_values(values)
     assert calls == [5, 6, 4, 7, 8]
     assert result.first_bad == 8
 
 
 def test_run_of_failures_around_the_step() -> None:
     values = [1, 1, 1, None, None, None, 5, 5, 5]
-    result, _calls = run(values)
+    result, _calls = bisect_values(values)
     assert result.candidates == (3, 4, 5, 6)
     assert_consistent(values, result)
 
@@ -162,9 +124,9 @@ def test_noisy_values_around_the_midpoint() -> None:
     for n in (16, 33, 64):
         for k in range(1, n):
             values = [100 + rng.uniform(-20, 20) for _ in range(k)] + [200 + rng.uniform(-20, 20) for _ in range(n - k)]
-            assert run(values)[0].first_bad == k
+            assert bisect_values(values)[0].first_bad == k
             values_down = [-v for v in values]
-            assert run(values_down)[0].first_bad == k
+            assert bisect_values(values_down)[0].first_bad == k
 
 
 def test_nan_is_skipped_as_metric_undefined() -> None:
@@ -180,7 +142,7 @@ def test_nan_is_skipped_as_metric_undefined() -> None:
 @given(st.lists(st.sampled_from([1.0, 5.0, None, 2.9, 3.1]), min_size=0, max_size=40))
 def test_any_history_gives_a_consistent_answer(middle: list[Value]) -> None:
     values = [1.0, *middle, 5.0]
-    result, _ = run(values)
+    result, _ = bisect_values(values)
     assert_consistent(values, result)
 
 
@@ -206,7 +168,7 @@ def test_progress_callbacks() -> None:
 
 def test_known_outcomes_are_not_measured_again() -> None:
     values = [1, 1, 1, 1, 5, 5, 5, 5, 5]
-    first, _calls = run(values)
+    first, _calls = bisect_values(values)
     known = {t.index: t.outcome for t in first.tested}
     again = bisect(shas(9), lambda i: pytest.fail(f"measured {i} again"), first.judge, known=known)
     assert again.first_bad == first.first_bad and again.measurements == 0

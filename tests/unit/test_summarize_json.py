@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +20,7 @@ from pystats_harness.stats.summarize_json import (
     summarize_json,
     write_summarize_json,
 )
+from tests.support.invoke_runner import invoke_in
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "dumps"
@@ -171,6 +169,8 @@ def test_small_numeric_dump_maps_exactly() -> None:
             "opcode_keys": "numbers, named with the build's names.json",
             "unnamed_opcodes": ["4"],
             "failure_kind_offset": 0,
+            "uops_underscored": ["LOAD_FAST"],
+            "tier2_missing_for_313_script": [],
             "warnings": 0,
             "negative_keys": {},
         },
@@ -195,13 +195,7 @@ def test_writer_writes_what_it_returns(tmp_path: Path) -> None:
 
 def test_task_without_rev_refuses_with_one_line(tmp_path: Path) -> None:
     out = tmp_path / "s.json"
-    run = subprocess.run(
-        [sys.executable, "-m", "invoke", "stats", str(DATA / "3.13.5" / "run1"), "--summarize-json", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "INVOKE_PYSTATS_CACHE_DIR": str(tmp_path / "cache")},
-    )
+    run = invoke_in(tmp_path, "stats", str(DATA / "3.13.5" / "run1"), "--summarize-json", str(out))
     assert run.returncode == 2, run.stderr
     assert "--summarize-json needs --rev" in run.stderr and len(run.stderr.strip().splitlines()) == 1
     assert not out.exists()

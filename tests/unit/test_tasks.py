@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.invoke_runner import invoke_in as _invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,16 +34,6 @@ TASKS = {
     "cluster-local",
     "history",
 }
-
-
-def _invoke(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "invoke", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "INVOKE_PYSTATS_CACHE_DIR": str(tmp_path / "cache"), **env},
-    )
 
 
 def _declared_tasks() -> dict[str, dict]:
@@ -174,3 +164,43 @@ def test_bad_release_tarball(tmp_path: Path) -> None:
     junk.write_text("nope")
     out = _invoke(tmp_path, "import-release", str(junk))
     assert out.returncode == 11 and "not a readable tar archive" in out.stderr
+
+
+#: The tasks that build (or measure a build) in a named configuration: each declares --config once.
+CONFIG_TASKS = ("build", "run", "verify", "validate", "baseline", "collect", "bisect", "bisect-run", "history")
+
+
+@pytest.mark.parametrize("name", CONFIG_TASKS)
+def test_every_building_task_takes_a_configuration(name: str) -> None:
+    task = _declared_tasks()[name]
+    assert "config" in task["params"] and "configuration" in task["help"]["config"]
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (("build", "--config", "nonsense"), {}),
+        (("run", "--config", "nonsense"), {}),
+        (("build",), {"INVOKE_PYSTATS_CONFIG": "nonsense"}),
+    ],
+    ids=["build", "run", "setting"],
+)
+def test_an_unknown_configuration_is_exit_2_naming_the_known_ones(
+    tmp_path: Path, args: tuple[str, ...], env: dict[str, str]
+) -> None:
+    out = _invoke(tmp_path, *args, **env)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1, out.stderr
+    assert "unknown configuration 'nonsense'; known configurations: default, tier2, jit, freethreading" in lines[0]
+
+
+def test_a_revision_that_cannot_build_the_configuration_is_refused_before_any_work(tmp_path: Path, git_repo) -> None:
+    """A 3.11-like tree has no tier-2 optimizer: refused while planning (no image, no build needed)."""
+    tree = Path(__file__).resolve().parents[1] / "data" / "trees" / "py311-pristine"
+    files = {str(p.relative_to(tree)): p.read_text() for p in tree.rglob("*") if p.is_file()}
+    bare, shas = git_repo([files])
+    assert _invoke(tmp_path, "mirror", "--remote", str(bare)).returncode == 0
+    out = _invoke(tmp_path, "build", "--rev", shas[0][:10], "--config", "tier2", DOCKER_HOST="unix:///nonexistent/x")
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 29 and len(lines) == 1, out.stderr
+    assert "cannot build configuration tier2 with pystats: configure.ac has no --enable-experimental-jit" in lines[0]

@@ -34,7 +34,7 @@ from pystats_harness.validate.steps import (
     step_isolation,
     step_leakage,
 )
-from tests.unit.test_canary_rules import MISS_STATS_DEC, MISS_STATS_NO_DEC
+from tests.support.ceval_excerpts import MISS_STATS_DEC, MISS_STATS_NO_DEC
 
 W = "nbody"
 LOOPS = 10

@@ -1,0 +1,97 @@
+"""Every build configuration at every release revision: refused while planning (with the reason), or built
+and fingerprinted, as a Markdown table (docs/builds-and-cache.md#configurations).
+
+    python3 bench/configurations.py [--revs v3.11.2,v3.12.0,v3.13.5] [--configs default,tier2,...] [--plan-only]
+
+Uses the default cache (settings as `invoke` reads them: INVOKE_PYSTATS_*): a build already there is
+not built again, and its row shows what its manifest recorded when it was built (build seconds: configure
++ make + install + fingerprint; ccache hits/misses of that build, so a cold build is seen as one). The
+entry's size is what ``du -s`` counts. ``--plan-only`` plans every cell and builds nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pystats_harness.builder.configurations import load_configurations
+from pystats_harness.builder.obtain import cached, obtain, plan_for
+from pystats_harness.cli.common import context, resolve
+from pystats_harness.errors import ConfigurationUnsupported, HarnessError
+from pystats_harness.infra.context import Context
+from tests.support.disk import disk_mb
+
+REVS = ("v3.11.2", "v3.12.0", "v3.13.5")
+PHASES = ("configure", "make", "install", "fingerprint")
+
+
+def _fingerprint(manifest: dict[str, Any]) -> str:
+    verification = manifest.get("verification", {})
+    exempt = verification.get("exempt", {})
+    if not verification.get("ok"):
+        return "fingerprint differs: " + "; ".join(verification.get("mismatches", []))
+    return "fingerprinted" + (f" (exempt: {', '.join(exempt)})" if exempt else "")
+
+
+def cell(ctx: Context, rev: str, config: str, *, build: bool) -> dict[str, Any]:
+    """One row: the outcome of planning (and building) ``config`` at ``rev``."""
+    row: dict[str, Any] = {"config": config, "rev": rev, "seconds": "", "size": "", "ccache": "", "form": ""}
+    try:
+        commit = resolve(ctx, rev)
+        plan = plan_for(ctx, commit, "auto", config)
+        row["form"] = plan.configuration.form
+        if not build:
+            hit = cached(ctx, plan) is not None
+            return {**row, "outcome": "planned: " + ("cached" if hit else "would build")}
+        entry = obtain(ctx, plan).entry
+    except ConfigurationUnsupported as exc:
+        return {**row, "outcome": "refused: " + "; ".join(exc.reasons)}
+    except HarnessError as exc:
+        return {**row, "outcome": f"failed (exit {exc.exit_code}): {str(exc).splitlines()[0][:160]}"}
+    m = entry.manifest()
+    seconds = m.get("seconds", {})
+    ccache = m.get("ccache", {})
+    return {
+        **row,
+        "outcome": f"built + {_fingerprint(m)}",
+        "seconds": f"{sum(seconds.get(p, 0) for p in PHASES):.0f}",
+        "size": f"{disk_mb(entry.path):.0f}",
+        "ccache": f"{ccache.get('hits', '?')}/{ccache.get('misses', '?')}",
+    }
+
+
+def to_markdown(rows: list[dict[str, Any]]) -> str:
+    head = "| configuration | revision | form | outcome | build s | ccache hits/misses | entry MB |"
+    lines = [head, "|:---|:---|:---|:---|---:|---:|---:|"]
+    for r in rows:
+        outcome = r["outcome"].replace("|", "\\|")
+        lines.append(
+            f"| {r['config']} | {r['rev']} | {r['form']} | {outcome} | {r['seconds']} | {r['ccache']} | {r['size']} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--revs", default=",".join(REVS))
+    ap.add_argument("--configs", default=",".join(load_configurations().by_name))
+    ap.add_argument("--plan-only", action="store_true", help="plan every cell, build nothing")
+    args = ap.parse_args()
+    prefix = "INVOKE_PYSTATS_"
+    ctx = context({k[len(prefix) :].lower(): v for k, v in os.environ.items() if k.startswith(prefix)})
+    rows = []
+    for config in args.configs.split(","):
+        for rev in args.revs.split(","):
+            rows.append(cell(ctx, rev, config, build=not args.plan_only))
+            print(f"{config} @ {rev}: {rows[-1]['outcome']}", file=sys.stderr, flush=True)
+    print(to_markdown(rows))
+
+
+if __name__ == "__main__":
+    main()
