@@ -145,8 +145,11 @@ def real(args: argparse.Namespace) -> int:
             run, m = _cluster_run(settings, scratch / f"history-k{k}", k, hist)
             unit = statistics.fmean(rec.seconds.get("total", 0.0) for rec in run.records)
             commits = len(run.rows)
+            build_s = sum(max(r.seconds.get("build", 0.0) for r in row) for row in run.rows)
+            run_s = sum(r.seconds.get("run", 0.0) for r in run.records)
+            projected = math.ceil(commits / k) * unit
             history_rows.append(
-                (k, commits, run.builds, run.sent, m["wall"], m["cpu"], unit, math.ceil(commits / k) * unit)
+                (k, commits, run.builds, run.sent, m["wall"], m["cpu"], build_s, run_s, unit, projected)
             )
     finally:
         _print(rows, history_rows)
@@ -165,11 +168,12 @@ def _print(rows: list[tuple], history_rows: list[tuple]) -> None:
         print(
             f"{k:<10}{rounds:>7}{builds:>7}{wall:>9.0f}{cpu:>7.0%}{unit:>8.0f}{projected:>11.0f}  {'yes' if found else 'NO'}"
         )
-    print(
-        f"\n{'history K':<10}{'commits':>7}{'builds':>7}{'units':>7}{'wall s':>9}{'CPU':>7}{'s/rec':>8}{'K hosts s':>11}"
-    )
-    for k, commits, builds, units, wall, cpu, unit, projected in history_rows:
-        print(f"{k:<10}{commits:>7}{builds:>7}{units:>7}{wall:>9.0f}{cpu:>7.0%}{unit:>8.0f}{projected:>11.0f}")
+    head = f"{'commits':>7}{'builds':>7}{'units':>7}{'wall s':>9}{'CPU':>7}{'build s':>9}{'run s':>7}{'s/rec':>7}"
+    print(f"\n{'history K':<10}{head}{'K hosts s':>11}")
+    for k, commits, builds, units, wall, cpu, build_s, run_s, unit, projected in history_rows:
+        line = f"{commits:>7}{builds:>7}{units:>7}{wall:>9.0f}{cpu:>7.0%}{build_s:>9.0f}{run_s:>7.0f}{unit:>7.0f}"
+        print(f"{k:<10}{line}{projected:>11.0f}")
+    print("build s: the builds' seconds summed (one per commit); run s: the measurements' (one per workload)")
     print(
         "\nK hosts s: projected wall time with each worker on its own host (rounds x seconds per unit, endpoints included)"
     )
