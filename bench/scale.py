@@ -1,7 +1,7 @@
 """Scale-out: rounds, builds, wall time and CPU utilisation of a k-ary bisect and a history on K workers.
 
     python bench/scale.py [--workers 1,2,4] [--history-workers 1,2] [--commits 40] [--step-at 23]
-        [--history-count 8] [--base v3.13.5] [--keep]
+        [--history-count 8] [--history-benchmarks nbody,float,richards] [--base v3.13.5] [--keep]
     python bench/scale.py --simulate [--workers 1,2,4,8] [--commits 40] [--unit-seconds 45]
 
 Real mode: the synthetic history of bench/bisect_cost.py (``--commits`` commits on ``--base``, the change
@@ -9,7 +9,9 @@ planted at ``--step-at``: a 41-commit path by default) in a scratch cache, then 
 cluster (``pystats_harness.cluster.local``: a scheduler and K ``dask worker`` processes, each with its
 own empty harness cache; one shared scratch ccache volume, so every build after the first is warm)
 runs :func:`pystats_harness.bisect.driver.run_bisect`, and for each K of ``--history-workers``
-:func:`pystats_harness.history.driver.run_history` over ``--history-count`` commits of the series.
+:func:`pystats_harness.history.driver.run_history` over ``--history-count`` commits of the series (``nbody``;
+with ``--history-benchmarks`` those pyperformance benchmarks at every commit: one build, several
+measurements per commit, which a worker overlaps with its next build). ``--workers ""`` skips the bisects.
 Printed side by side: rounds, builds, wall time, host CPU utilisation (/proc/stat over the run, all
 cores), whether the planted commit was found, and the wall time projected for K hosts: rounds x the
 measured seconds of one unit (build + run) on one worker, since the units of a round run in parallel
@@ -125,7 +127,7 @@ def real(args: argparse.Namespace) -> int:
         print(
             f"{args.commits + 1}-commit path on {args.base}, change at #{args.step_at}; workers share {os.cpu_count()} cores"
         )
-        for k in [int(x) for x in args.workers.split(",")]:
+        for k in [int(x) for x in args.workers.split(",") if x]:
             bisect = functools.partial(
                 run_bisect, good=args.base, bad=shas[-1], workload="nbody", metric=DEFAULT_METRIC
             )
@@ -136,18 +138,18 @@ def real(args: argparse.Namespace) -> int:
             ok &= found
             rows.append((k, r.rounds, run.builds, m["wall"], m["cpu"], unit, (1 + r.rounds) * unit, found))
         for k in [int(x) for x in args.history_workers.split(",")]:
+            what = {"benchmarks": args.history_benchmarks} if args.history_benchmarks else {"workload": "nbody"}
             hist = functools.partial(
-                run_history,
-                start=args.base,
-                end=shas[-1],
-                workload="nbody",
-                metrics=[DEFAULT_METRIC],
-                count=args.history_count,
+                run_history, start=args.base, end=shas[-1], metrics=[DEFAULT_METRIC], count=args.history_count, **what
             )
             run, m = _cluster_run(settings, scratch / f"history-k{k}", k, hist)
             unit = statistics.fmean(rec.seconds.get("total", 0.0) for rec in run.records)
+            commits = len(run.rows)
+            build_s = sum(max(r.seconds.get("build", 0.0) for r in row) for row in run.rows)
+            run_s = sum(r.seconds.get("run", 0.0) for r in run.records)
+            projected = math.ceil(commits / k) * unit
             history_rows.append(
-                (k, len(run.records), run.builds, m["wall"], m["cpu"], unit, math.ceil(len(run.records) / k) * unit)
+                (k, commits, run.builds, run.sent, m["wall"], m["cpu"], build_s, run_s, unit, projected)
             )
     finally:
         _print(rows, history_rows)
@@ -166,9 +168,12 @@ def _print(rows: list[tuple], history_rows: list[tuple]) -> None:
         print(
             f"{k:<10}{rounds:>7}{builds:>7}{wall:>9.0f}{cpu:>7.0%}{unit:>8.0f}{projected:>11.0f}  {'yes' if found else 'NO'}"
         )
-    print(f"\n{'history K':<10}{'commits':>7}{'builds':>7}{'wall s':>9}{'CPU':>7}{'s/unit':>8}{'K hosts s':>11}")
-    for k, commits, builds, wall, cpu, unit, projected in history_rows:
-        print(f"{k:<10}{commits:>7}{builds:>7}{wall:>9.0f}{cpu:>7.0%}{unit:>8.0f}{projected:>11.0f}")
+    head = f"{'commits':>7}{'builds':>7}{'units':>7}{'wall s':>9}{'CPU':>7}{'build s':>9}{'run s':>7}{'s/rec':>7}"
+    print(f"\n{'history K':<10}{head}{'K hosts s':>11}")
+    for k, commits, builds, units, wall, cpu, build_s, run_s, unit, projected in history_rows:
+        line = f"{commits:>7}{builds:>7}{units:>7}{wall:>9.0f}{cpu:>7.0%}{build_s:>9.0f}{run_s:>7.0f}{unit:>7.0f}"
+        print(f"{k:<10}{line}{projected:>11.0f}")
+    print("build s: the builds' seconds summed (one per commit); run s: the measurements' (one per workload)")
     print(
         "\nK hosts s: projected wall time with each worker on its own host (rounds x seconds per unit, endpoints included)"
     )
@@ -180,6 +185,9 @@ def main() -> int:
     ap.add_argument("--workers", default="1,2,4")
     ap.add_argument("--history-workers", default="1,2")
     ap.add_argument("--history-count", type=int, default=8)
+    ap.add_argument(
+        "--history-benchmarks", default="", help="e.g. nbody,float,richards: several measurements per build"
+    )
     ap.add_argument("--commits", type=int, default=40)
     ap.add_argument("--step-at", type=int, default=23)
     ap.add_argument("--base", default="v3.13.5")

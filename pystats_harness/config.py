@@ -76,6 +76,7 @@ SETTINGS: dict[str, Setting] = {
         "their builds and runs to its workers",
         shown="empty (this machine)",
     ),
+    "cluster_wait": Setting("120", "seconds a cluster client waits for a fit worker, then exit 18 naming each and why"),
     "baselines_dir": Setting(
         "configs/baselines", "where `invoke baseline` writes and `invoke validate` reads baselines"
     ),
@@ -120,6 +121,7 @@ class Settings:
     ccache_volume: str
     ccache_remote: str  # "" or "redis://host:port": build containers use it (host networking)
     cluster: str  # "" or a Dask scheduler address ("tcp://host:8786")
+    cluster_wait: int  # seconds without a fit worker (or a scheduler) before exit 18
     wheelhouse_dir: Path
     baselines_dir: Path
     cache_max_size: str  # "" = no limit; else e.g. "50G": pruned to it after every build
@@ -177,8 +179,7 @@ def _as_int(key: str, value: Any) -> int:
 
 
 def _as_cache_size(key: str, value: Any) -> str:
-    text = str(value).strip()
-    if text and not re.fullmatch(r"(?i)\d+(\.\d+)?\s*[kmgt]?i?b?", text):
+    if (text := str(value).strip()) and not re.fullmatch(r"(?i)\d+(\.\d+)?\s*[kmgt]?i?b?", text):
         raise ConfigError(
             f"setting pystats.{key}={value!r} is not a size; write e.g. 500M, 20G or 1.5T (empty: no limit)"
         )
@@ -202,8 +203,7 @@ def _as_size(key: str, value: Any) -> str:
 
 
 def _as_positive(key: str, value: Any) -> int:
-    number = _as_int(key, value)
-    if number < 1:
+    if (number := _as_int(key, value)) < 1:
         raise ConfigError(f"setting pystats.{key}={number} must be at least 1")
     return number
 
@@ -249,11 +249,9 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
     merged = dict(DEFAULTS)
     for key, value in dict(raw or {}).items():
         if key not in DEFAULTS:
-            known = ", ".join(sorted(DEFAULTS))
-            raise ConfigError(f"unknown setting pystats.{key}; known settings: {known}")
+            raise ConfigError(f"unknown setting pystats.{key}; known settings: {', '.join(sorted(DEFAULTS))}")
         merged[key] = value
-    jobs = _as_int("jobs", merged["jobs"])
-    if jobs < 0:
+    if (jobs := _as_int("jobs", merged["jobs"])) < 0:
         raise ConfigError(f"setting pystats.jobs={jobs} is negative; use 0 for one job per core")
     return Settings(
         cache_dir=Path(os.path.expanduser(str(merged["cache_dir"]))).resolve(),
@@ -276,6 +274,7 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         ccache_volume=str(merged["ccache_volume"]),
         ccache_remote=_as_redis_url("ccache_remote", merged["ccache_remote"]),
         cluster=_as_scheduler("cluster", merged["cluster"]),
+        cluster_wait=_as_positive("cluster_wait", merged["cluster_wait"]),
         wheelhouse_dir=Path(os.path.expanduser(str(merged["wheelhouse_dir"]))).resolve(),
         baselines_dir=_project_path(str(merged["baselines_dir"])),
         cache_max_size=_as_cache_size("cache_max_size", merged["cache_max_size"]),

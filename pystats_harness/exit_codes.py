@@ -61,7 +61,11 @@ class ExitCode(_Coded):
         17,
         "a package a benchmark needs is not in the wheelhouse (the line names it and the command that fetches it)",
     )
-    CLUSTER_UNAVAILABLE = 18, "the configured Dask scheduler (`cluster`) does not answer; nothing was started"
+    CLUSTER_UNAVAILABLE = (
+        18,
+        "the configured Dask scheduler (`cluster`) does not answer (nothing was started) or stopped answering, or "
+        "no worker could take units within `cluster_wait` seconds (each named with why); nothing half-written",
+    )
     VALIDATION_PARTIAL = (
         19,
         "validate `--strict`: a step is `partial` (canaries that cannot be counted statically on this revision)",

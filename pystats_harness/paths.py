@@ -64,6 +64,9 @@ class CachePaths:
     measured_results = Area("bisect/results", "measured results reused by bisect and history")
     unit_scripts = Area("cluster/scripts", "workload scripts sent with units (on a worker)")
     unit_scratch = Area("cluster-units", "scratch of collect units (on a worker)")
+    unit_failures = Area(
+        "cluster-failures", "tracebacks of unexpected errors in units, named in the run's error line (on a worker)"
+    )
     local_cluster = Area("cluster-local", "caches and logs of `invoke cluster-local`'s workers")
     bootstrap_rootfs = Area("bootstrap", "debootstrap's rootfs while `invoke image --bootstrap` runs")
 

@@ -11,8 +11,8 @@
   skipping every commit one by one; Ctrl-C → 130.
 
 Never 255 / -1 for a commit that merely failed to build (bench_runner's child does ``sys.exit(-1)``
-on any exception, which aborts the bisect at the first broken commit).  An unexpected exception is
-taken as a property of that commit and skipped (125); the caller prints its traceback.
+on any exception, which aborts the bisect at the first broken commit).  An unexpected exception is a
+harness bug, not a property of the commit: it aborts (128) and the caller prints its traceback.
 
 The codes and their meanings are declared in :class:`pystats_harness.exit_codes.BisectRunCode`.
 """

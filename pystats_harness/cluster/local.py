@@ -1,6 +1,6 @@
 """A Dask cluster on this machine for trying the scale-out: one scheduler and N worker processes.
 
-Each worker is a real ``dask worker`` process with ``--resources build=1`` and its own harness cache
+Each worker is a real ``dask worker`` process with ``--resources build=1``, two threads and its own harness cache
 (``<base>/worker-<i>``, ``INVOKE_PYSTATS_CACHE_DIR``), fetching revisions into its own mirror from this
 machine's mirror; all share the one Docker engine and its ccache volume. Everything listens on
 127.0.0.1. The processes are stopped (SIGTERM, then SIGKILL) when the context ends.
@@ -24,6 +24,7 @@ from pystats_harness.config import Settings
 from pystats_harness.resources import PROJECT_ROOT
 
 START_DEADLINE = 60.0  # seconds for the scheduler to listen and every worker to register
+THREADS = 2  # a worker's threads: one build (the build resource) and measurements beside it
 
 
 def free_port() -> int:
@@ -42,6 +43,21 @@ class LocalCluster:
 
     def worker_cache(self, name: str) -> Path:
         return self.base_dir / name
+
+    def add_worker(self, settings: Settings, name: str, extra: Mapping[str, str] | None = None) -> None:
+        """Start a ``dask worker`` process named ``name`` (before or during a run): ``--resources build=1``
+        and two threads, so that one measures while the other builds; its own cache under the base."""
+        env = worker_env(settings, self.base_dir / name, extra or {})
+        args = [sys.executable, "-m", "dask", "worker", self.address, "--name", name, "--nthreads", str(THREADS)]
+        args += ["--resources", "build=1", "--no-dashboard", "--host", "127.0.0.1"]
+        args += ["--local-directory", str(self.base_dir / name / "dask")]
+        self.workers[name] = _spawn(args, env, self.base_dir / f"{name}.log")
+
+    def kill_scheduler(self) -> None:
+        """SIGKILL the scheduler's process group: as if its host died."""
+        if self.scheduler.poll() is None:
+            os.killpg(self.scheduler.pid, signal.SIGKILL)
+            self.scheduler.wait()
 
     def kill_worker(self, name: str) -> None:
         """SIGKILL a worker's whole process group (nanny and worker): as if its host died."""
@@ -111,11 +127,7 @@ def local_cluster(
                 f"the local scheduler did not start; see {base_dir / 'scheduler.log'}", address=cluster.address
             )
         for i in range(1, workers + 1):
-            name = f"worker-{i}"
-            env = worker_env(settings, base_dir / name, (worker_extra or {}).get(name, {}))
-            args = [*dask, "worker", cluster.address, "--name", name, "--nthreads", "1", "--resources", "build=1"]
-            args += ["--no-dashboard", "--host", "127.0.0.1", "--local-directory", str(base_dir / name / "dask")]
-            cluster.workers[name] = _spawn(args, env, base_dir / f"{name}.log")
+            cluster.add_worker(settings, f"worker-{i}", (worker_extra or {}).get(f"worker-{i}", {}))
         yield cluster
     finally:
         for proc in [*cluster.workers.values(), scheduler]:

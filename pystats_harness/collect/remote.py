@@ -6,6 +6,7 @@ exactly as a local collect does (``<out>.partial-<pid>``, renamed when complete;
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,23 @@ def one_build(results: Sequence[CollectResult]) -> BuildFacts:
     return next(r.build for r in results if r.build is not None)
 
 
+class Lines:
+    """Each benchmark's line once: as the worker's progress event arrives (when the benchmark ends), or
+    when its unit comes back if the event did not."""
+
+    def __init__(self, finished: Finished) -> None:
+        self.finished, self.said = finished, set[str]()
+
+    def say(self, outcome: one.Outcome, worker: str) -> None:
+        if outcome.name not in self.said:
+            self.said.add(outcome.name)
+            self.finished(outcome, worker)
+
+    def event(self, message: dict[str, Any]) -> None:
+        if isinstance(message.get("outcome"), bytes):
+            self.say(pickle.loads(message["outcome"]), str(message.get("name", "")))
+
+
 def assemble(
     staging: Path, result: CollectResult, results: dict[str, tuple[one.Outcome, int | None]], finished: Finished
 ) -> None:
@@ -119,7 +137,10 @@ def collect_on_cluster(
             f"collecting {commit.rev} ({commit.short}) on {cluster.size} workers of {cluster.address}: {len(units)} units"
         )
         results: dict[str, tuple[one.Outcome, int | None]] = {}
-        done = cluster.run_units(collect_unit, units, lambda _, r: assemble(staging, r, results, finished))
+        lines = Lines(finished)
+        done = cluster.run_units(
+            collect_unit, units, lambda _, r: assemble(staging, r, results, lines.say), on_event=lines.event
+        )
         build = one_build(done)
         extra = {
             "revision": commit.rev,

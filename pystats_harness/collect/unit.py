@@ -13,6 +13,7 @@ same as a local one.
 
 from __future__ import annotations
 
+import pickle
 import shutil
 import time
 import uuid
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from pystats_harness.builder.cache import BuildFacts
 from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cluster.client import Unfit
+from pystats_harness.cluster.client import Fault, Unfit, progress
 from pystats_harness.collect import driver, one
 from pystats_harness.dispatch.worker import RemoteFailure, local_commit, on_worker
 from pystats_harness.errors import ConfigError
@@ -78,8 +79,9 @@ class CollectResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def collect_unit(unit: CollectUnit) -> CollectResult | Unfit:
-    """Run on a worker: fetch, build (through its cache) and measure one chunk of benchmarks."""
+def collect_unit(unit: CollectUnit) -> CollectResult | Unfit | Fault:
+    """Run on a worker: fetch, build (through its cache) and measure one chunk of benchmarks; each
+    benchmark's outcome goes to the client as a progress event as soon as it ends."""
     return on_worker(
         lambda ctx, name: _in_scratch(ctx, unit, name),
         lambda exc, name: CollectResult(name, False, None, failure=RemoteFailure.of(exc, name)),
@@ -108,8 +110,15 @@ def _measure(ctx: Context, unit: CollectUnit, scratch: Path, name: str) -> Colle
     chosen = tuple(suite_benchmarks.benchmarks[b] for b in unit.benchmarks)
     request = driver.Request(chosen, unit.jobs, unit.processes, dict(unit.loops), scratch, unit.manual)
     (scratch / "benchmarks").mkdir(parents=True)
+    emit = progress()  # in the task's thread; the benchmarks end in the pool's threads
     results = driver.run_benchmarks(
-        ctx, entry, request, scratch, load_suite(), started=lambda _: lambda _: None, finished=lambda _: None
+        ctx,
+        entry,
+        request,
+        scratch,
+        load_suite(),
+        started=lambda _: lambda _: None,
+        finished=lambda outcome: emit({"outcome": pickle.dumps(outcome)}),
     )
     benchmarks = tuple(
         BenchmarkResult(outcome, loops, read_files(scratch / "benchmarks" / b))

@@ -2,8 +2,9 @@
 named by ``pystats.cluster`` (read here and nowhere else).
 
 A capability gives both ways (``here()`` and ``there(cluster)``); :func:`dispatch` picks one, opens the
-connection for the cluster's way (ClusterUnavailable, exit 18, when the scheduler does not answer or no
-worker can take units), names each worker that takes no units once, and closes it when the work is done.
+connection for the cluster's way (ClusterUnavailable, exit 18, when the scheduler does not answer, or
+when no worker can take units within ``pystats.cluster_wait`` seconds), names each worker that takes no
+units once, and closes it when the work is done.
 A unit that failed on a worker for its revision's own reasons comes back as data
 (:class:`~pystats_harness.dispatch.worker.RemoteFailure`) and is raised here as :class:`UnitFailed`,
 with the exit code the same failure has locally.
@@ -44,7 +45,7 @@ def dispatch(ctx: Context, here: Callable[[], T], there: Callable[[Cluster[Any, 
     if not address:
         yield here()
         return
-    with Cluster[Any, Any](address) as cluster:
+    with Cluster[Any, Any](address, wait=ctx.settings.cluster_wait, say=ctx.reporter.warn) as cluster:
         warn_unfit(ctx, cluster.workers.unfit, set())
         named = set(cluster.workers.unfit)
         try:

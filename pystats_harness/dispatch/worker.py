@@ -1,29 +1,43 @@
 """What every unit of work needs on its worker: the worker's own context (settings from its environment:
 its cache, engine, image, ``mirror_remote``), the fitness check, the commit fetched into its own mirror,
-and a harness error turned into data the client can report (class, exit code, message, log tail).
+and every failure said for what it is:
 
-Units never raise for the commit's own reasons (a build that fails, a fingerprint that differs): they
-return :class:`RemoteFailure`, and the client exits with that error's code. Errors that say the worker
-cannot take units at all (:data:`WORKER_LEVEL`) become :class:`~pystats_harness.cluster.client.Unfit`,
-and the unit goes to another worker.
+* the revision's own failure (checkout, patch, build, fingerprint, a run): units never raise for it; it
+  travels back as data (:class:`RemoteFailure`, or a skipped commit in bisect and history) and the client
+  exits with that error's code;
+* a setting or the environment of the worker (:data:`WORKER_LEVEL`: a ``ConfigError``, no engine, no
+  image, no mirror, a full disk): :class:`~pystats_harness.cluster.client.Unfit`, the worker takes no
+  more units and this one goes to another;
+* anything else (a bare ``HarnessError``, an unexpected exception: a harness bug):
+  :class:`~pystats_harness.cluster.client.Fault`, its traceback kept under the worker's cache
+  (``unit_failures``); the run ends naming the worker, the error and that file.
 """
 
 from __future__ import annotations
 
 import os
+import time
+import traceback
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from pystats_harness.cluster.client import Unfit, worker_name
+from pystats_harness.cluster.client import Fault, Unfit, worker_name
 from pystats_harness.cluster.health import worker_fitness
 from pystats_harness.config import settings_from_environment
 from pystats_harness.errors import (
     BuildFailed,
+    CheckoutFailed,
+    ConfigError,
+    DiskFull,
+    EndpointsDoNotDiffer,
     EngineUnavailable,
     HarnessError,
     ImageError,
     MirrorError,
+    MissingCounters,
+    ReleaseImportError,
     RevisionNotFound,
 )
 from pystats_harness.infra.context import Context
@@ -32,7 +46,9 @@ from pystats_harness.infra.mirror import CommitInfo, Mirror
 R = TypeVar("R")
 
 #: Errors that say the worker cannot take units at all: its units go to the other workers.
-WORKER_LEVEL = (EngineUnavailable, ImageError, MirrorError)
+WORKER_LEVEL = (ConfigError, EngineUnavailable, ImageError, MirrorError, DiskFull, ReleaseImportError)
+#: Narrower cases of those that are about the revision or the run's own input, not the worker.
+NOT_WORKER_LEVEL = (CheckoutFailed, MissingCounters, EndpointsDoNotDiffer)
 
 
 @dataclass(frozen=True)
@@ -51,18 +67,56 @@ class RemoteFailure:
         return cls(type(exc).__name__, exc.exit_code, str(exc), worker, tail)
 
 
-def on_worker(work: Callable[[Context, str], R], failed: Callable[[HarnessError, str], R]) -> R | Unfit:
+def on_worker(work: Callable[[Context, str], R], failed: Callable[[HarnessError, str], R]) -> R | Unfit | Fault:
     """A unit's body on its worker: :class:`Unfit` when the worker cannot take units (before or while
-    working), ``failed(error, worker)`` for the revision's own errors, else ``work(context, worker)``."""
-    name, why = worker_name(), worker_fitness()  # why: no engine, no builder image
+    working), ``failed(error, worker)`` for the revision's own errors, :class:`Fault` for a harness bug,
+    else ``work(context, worker)``."""
+    name, why = worker_name(), fitness()  # why: no engine, no builder image
     if why:
         return Unfit(name, why)
     try:
         return work(worker_context(), name)
     except WORKER_LEVEL as exc:
-        return Unfit(name, str(exc).splitlines()[0])
+        if isinstance(exc, NOT_WORKER_LEVEL):
+            return failed(exc, name)
+        return unfit(name, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
     except HarnessError as exc:
+        if type(exc) is HarnessError:
+            return fault(name, exc)
         return failed(exc, name)
+    except Exception as exc:
+        return fault(name, exc)
+
+
+_FITNESS: dict[str, bool] = {}  # "fit": this worker process was found fit (not checked again until unfit)
+
+
+def fitness() -> str:
+    """This worker's fitness, checked when it first takes a unit ("" = fit), and again while it is not."""
+    if _FITNESS.get("fit"):
+        return ""
+    why = worker_fitness()
+    _FITNESS["fit"] = not why
+    return why
+
+
+def unfit(name: str, why: str) -> Unfit:
+    """This worker cannot take units now (the client sends it no more; a later client checks it again)."""
+    _FITNESS["fit"] = False
+    return Unfit(name, why)
+
+
+def fault(name: str, exc: BaseException) -> Fault:
+    """A harness bug on this worker: its traceback into the worker's cache (``unit_failures``)."""
+    error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    try:
+        where = worker_context().settings.paths.unit_failures
+        where.mkdir(parents=True, exist_ok=True)
+        path = where / f"{time.strftime('%Y%m%dT%H%M%S')}-{name}-{uuid.uuid4().hex[:8]}.txt"
+        path.write_text("".join(traceback.format_exception(exc)))
+    except Exception:  # the traceback cannot be kept: the error is still named
+        return Fault(name, error, "")
+    return Fault(name, error, str(path))
 
 
 def worker_context() -> Context:

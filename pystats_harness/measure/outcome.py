@@ -100,7 +100,9 @@ def failure_for_error(exc: BaseException) -> Failure | None:
 
     :class:`~pystats_harness.errors.MissingCounters` is per commit (a commit may predate a counter);
     at the endpoints the caller reports it as an error instead. A commit that cannot be checked out
-    (:class:`~pystats_harness.errors.CheckoutFailed`) is skipped; other mirror errors end the bisect.
+    (:class:`~pystats_harness.errors.CheckoutFailed`) is skipped; other mirror errors end the bisect, and
+    so do a bare :class:`~pystats_harness.errors.HarnessError` and any other exception: a harness bug must
+    not look like an unbuildable commit.
     """
     if isinstance(exc, MissingCounters):
         return Failure.METRIC_UNDEFINED
@@ -111,9 +113,9 @@ def failure_for_error(exc: BaseException) -> Failure | None:
     for kind, failure in _PER_COMMIT:
         if isinstance(exc, kind):
             return failure
-    if isinstance(exc, errors.HarnessError):
+    if isinstance(exc, errors.HarnessError) and type(exc) is not errors.HarnessError:
         return Failure.RUN_FAILED
-    return Failure.RUN_FAILED if isinstance(exc, Exception) else None
+    return None  # the harness's own error or an unexpected one (a bug): it ends the run, never a skipped commit
 
 
 def outcome_for_error(exc: BaseException) -> Outcome | None:

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cluster.client import Cluster, Unfit
+from pystats_harness.cluster.client import Cluster, Fault, Unfit
 from pystats_harness.dispatch.dispatcher import raise_failure
 from pystats_harness.dispatch.worker import RemoteFailure, local_commit, on_worker
 from pystats_harness.infra.context import Context
@@ -41,7 +41,7 @@ class ValidateResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def validate_unit(unit: ValidateUnit) -> ValidateResult | Unfit:
+def validate_unit(unit: ValidateUnit) -> ValidateResult | Unfit | Fault:
     """Run on a worker: fetch, build (through its cache) and validate one revision."""
     return on_worker(
         lambda ctx, name: _validate(ctx, unit, name),

@@ -35,6 +35,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         f"{len(FAULTS)} faults, {sum(s for _, s, _, _ in FAULTS)} survived, {sum(d for _, _, d, _ in FAULTS)} entries "
         f"damaged, {sum(left for _, _, _, left in FAULTS)} leftovers"
     )
+    if table := os.environ.get("PYSTATS_FAULTS_TABLE"):  # the same rows as Markdown (the docs' tables)
+        rows = [f"| {f} | {'yes' if s else 'NO'} | {d} | {n} |" for f, s, d, n in FAULTS]
+        head = ["| fault | survived | damaged | leftovers |", "|---|---|---:|---:|"]
+        Path(table).write_text("\n".join([*head, *rows]) + "\n")
 
 
 @pytest.fixture(scope="session")

@@ -44,8 +44,9 @@ class Streamed:
                 self.proc.wait()
         pytest.fail(f"{why}; output so far:\n{''.join(self.lines)}")
 
-    def wait_for(self, marker: str, deadline: float = PHASE_DEADLINE) -> None:
-        """Read until the line ``marker``; fail if the build ends or ``deadline`` seconds pass first."""
+    def wait_for(self, marker: str, deadline: float = PHASE_DEADLINE, *, contains: bool = False) -> None:
+        """Read until the line ``marker`` (with ``contains``: a line containing it); fail if the process
+        ends or ``deadline`` seconds pass first."""
         end = time.monotonic() + deadline
         while True:
             try:
@@ -55,7 +56,7 @@ class Streamed:
             if line is None:
                 self._give_up(f"the build exited (code {self.proc.wait()}) before printing {marker!r}")
             self.lines.append(line)
-            if line.strip() == marker:
+            if (marker in line) if contains else (line.strip() == marker):
                 return
 
     def finish(self, timeout: float) -> str:
