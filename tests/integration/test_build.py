@@ -10,6 +10,7 @@ import pytest
 
 from pystats_harness.builder.cache import lookup
 from pystats_harness.infra import engine
+from pystats_harness.infra.proc import pid_alive
 from tests.support.builds import cache_key
 from tests.support.disk import disk_mb
 from tests.support.invoke_runner import Harness
@@ -115,7 +116,7 @@ def _assert_nothing_left(harness: Harness, key: str) -> None:
     assert not (s.builds_dir / key).exists()
     assert not list(s.builds_dir.glob(f".staging-{key}-*"))
     assert not list(s.worktrees_dir.glob("wt-*")) if s.worktrees_dir.exists() else True
-    assert engine.connect().containers.list(all=True, filters={"label": engine.LABEL}, ignore_removed=True) == []
+    assert _leaked(engine.connect()) == {}
 
 
 def _start_and_wait_for(harness: Harness, flags: str, marker: str) -> tuple[Streamed, str]:
@@ -132,6 +133,12 @@ def _owners(client: engine.Client) -> dict[str, str]:
         c.name: c.labels.get(f"{engine.LABEL}.pid", "")
         for c in client.containers.list(all=True, filters={"label": engine.LABEL}, ignore_removed=True)
     }
+
+
+def _leaked(client: engine.Client) -> dict[str, str]:
+    """Harness containers whose process is gone: what an ended invocation left behind (the containers of
+    a run still going on the same engine, another test's or a bench's, are not this test's)."""
+    return {name: owner for name, owner in _owners(client).items() if not (owner.isdigit() and pid_alive(int(owner)))}
 
 
 def test_ctrl_c_mid_build_leaves_nothing(harness: Harness, built_3135: dict, tmp_path: Path) -> None:
