@@ -93,7 +93,8 @@ def show_patches(ctx: Context, commit: CommitInfo, requested: str) -> None:
 
 
 def verify(ctx: Context, commit: CommitInfo, requested: str, config: str) -> None:
-    what = f"{commit.rev} (--patches {requested}, --config {config})"
+    named = f", --config {config}" if config and config != "default" else ""  # the default's line as before
+    what = f"{commit.rev} (--patches {requested}{named})"
     entry = obtain(ctx, plan_for(ctx, commit, requested, config), build_missing=False).entry
     report = probes.collect(ctx, entry)
     title = f"behaviour fingerprint of {what}"
