@@ -13,7 +13,7 @@ from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.builder.image import build_builder_image, build_llvm_variant
 from pystats_harness.builder.obtain import cached, obtain, plan_for
 from pystats_harness.builder.plan import to_text
-from pystats_harness.cli.common import CONFIG_HELP, argv_after_double_dash, configuration, number, resolve
+from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, argv_after_double_dash, configuration, number, resolve
 from pystats_harness.cli.shell import exit_with, harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import VerificationFailed
@@ -142,7 +142,7 @@ def image_task(c: InvokeContext, bootstrap: bool = False, llvm: str | None = Non
 @harness_task(
     help={
         "rev": "revision: sha, short sha, tag, branch or main~3 (default: setting pystats.default_rev)",
-        "patches": "auto (default), none, or a comma-separated list of change ids",
+        "patches": PATCHES_HELP,
         "config": CONFIG_HELP,
         "dry_run": "print the plan (sha, key, cache hit, image, flags, configuration) and do nothing",
         "verbose": "stream every build log line",
@@ -186,7 +186,7 @@ def run_task(
 @harness_task(
     help={
         "rev": "revision (default: setting pystats.default_rev)",
-        "patches": "auto (default), none, or ID,ID",
+        "patches": PATCHES_HELP,
     }
 )
 def patches_task(c: InvokeContext, rev: str | None = None, patches: str = "auto") -> None:

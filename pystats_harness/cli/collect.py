@@ -11,7 +11,7 @@ from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cli.common import CONFIG_HELP, configuration, number, out_suffix, resolve
+from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, configuration, number, out_suffix, resolve
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.collect import driver, one
@@ -138,7 +138,7 @@ def raise_for(outcomes: list[one.Outcome], *, strict: bool = False) -> None:
 @harness_task(
     help={
         "rev": "revision to build (if not cached) and collect (default: setting pystats.default_rev)",
-        "patches": "auto (default), none, or a comma-separated list of change ids",
+        "patches": PATCHES_HELP,
         "config": CONFIG_HELP,
         "benchmarks": "default | all | a group (apps, math, …) | names, e.g. nbody,richards or default,-go (default: default)",
         "jobs": "benchmarks run at a time, each in its own container (default 2)",

@@ -44,6 +44,7 @@ def resolve(ctx: Context, rev: str | None) -> CommitInfo:
 
 
 #: The help of every task's ``--config``.
+PATCHES_HELP = "auto (default), none, or a comma-separated list of change ids"
 CONFIG_HELP = (
     "build configuration: default, tier2, jit or freethreading (configs/configurations.toml; default: setting "
     "pystats.config); a revision that cannot build it is refused before any work (exit 29)"

@@ -10,7 +10,7 @@ from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cli.common import CONFIG_HELP, configuration, out_suffix, resolve
+from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, configuration, out_suffix, resolve
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.console import stdout_console
@@ -139,7 +139,7 @@ def run_baseline(
 @harness_task(
     help={
         "rev": "revision (default: setting pystats.default_rev); built first if not cached",
-        "patches": "auto (default), none, or ID,ID",
+        "patches": PATCHES_HELP,
         "config": CONFIG_HELP,
         "workloads": "comma-separated suite workloads (default: all in configs/suite.toml); isolation adds a partner from the suite when fewer than two are chosen",
         "jobs": "parallel containers (default 2); isolation starts its two to four workloads at once regardless",
@@ -171,7 +171,7 @@ def validate_task(
 @harness_task(
     help={
         "rev": "revision (default: setting pystats.default_rev); built first if not cached",
-        "patches": "auto (default), none, or ID,ID",
+        "patches": PATCHES_HELP,
         "config": CONFIG_HELP + "; another than default records into configs/baselines/<version>-<config>/",
         "workloads": "comma-separated suite workloads (default: all)",
         "jobs": "parallel containers (default 2)",
