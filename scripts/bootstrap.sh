@@ -17,6 +17,16 @@ sh scripts/make-wheelhouse.sh "$WHEELHOUSE" >&2
 # The benchmark wheelhouse (pyperformance's requirements; minutes to fetch) is not made here: collect,
 # history and bisect make it when they first need it (or: python3 scripts/make_benchmark_wheelhouse.py DIR).
 
+# The release sources go into the mirror (git hashing) while the image is made (debootstrap's downloads).
+SRC_DIR=${PYSTATS_SOURCES_DIR:-$HOME/.cache/pystats-harness/sources}
+(
+  for tarball in "$SRC_DIR"/python3.*_*.orig.tar.?z; do
+    echo "+ invoke import-release $tarball" >&2
+    python3 -m invoke import-release "$tarball"
+  done
+) &
+IMPORTS=$!
+
 if ! python3 -c "
 from pystats_harness.infra import engine
 from pystats_harness.config import settings_from_environment
@@ -25,9 +35,4 @@ sys.exit(0 if engine.image_id(engine.connect(), settings_from_environment(os.env
   echo "+ invoke image --bootstrap" >&2
   python3 -m invoke image --bootstrap
 fi
-
-SRC_DIR=${PYSTATS_SOURCES_DIR:-$HOME/.cache/pystats-harness/sources}
-for tarball in "$SRC_DIR"/python3.*_*.orig.tar.?z; do
-  echo "+ invoke import-release $tarball" >&2
-  python3 -m invoke import-release "$tarball"
-done
+wait "$IMPORTS"
