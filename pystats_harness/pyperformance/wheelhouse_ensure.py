@@ -174,7 +174,8 @@ def failed(wheelhouse_dir: Path, why: str) -> WheelMissing:
 
 def ensure_benchmark_wheelhouse(ctx: Context, make: Maker = fetch.make) -> None:
     """Make the benchmark wheelhouse of ``ctx``'s settings unless it is complete (then: nothing, and
-    nothing said). Progress: a line per X.Y, each pin on the status line (every line with --verbose)."""
+    nothing said). Progress: a line per X.Y and, on the status line of a terminal or a line each in a
+    log, each pin fetched."""
     wheelhouse_dir = ctx.settings.wheelhouse_dir
     if state(wheelhouse_dir) is State.COMPLETE:
         return
@@ -184,7 +185,12 @@ def ensure_benchmark_wheelhouse(ctx: Context, make: Maker = fetch.make) -> None:
         whose = owner.describe() if owner else "another process"
         reporter.info(escape(f"waiting for {whose} to finish the benchmark wheelhouse in {wheelhouse_dir}"))
 
-    progress = Progress(log=lambda text: reporter.info(escape(text)), tick=reporter.line, wait=waiting)
+    def say(text: str) -> None:
+        reporter.info(escape(text))
+
+    # a terminal shows each pin on the status line (a line each with --verbose); a log gets a line each
+    tick = reporter.line if reporter.console.is_terminal else lambda text: say(f"  {text}")
+    progress = Progress(log=say, tick=tick, wait=waiting)
     with reporter.live("benchmark wheelhouse"):
         reporter.phase("benchmark wheelhouse")
         found = ensure(wheelhouse_dir, progress, make=make)

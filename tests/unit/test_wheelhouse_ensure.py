@@ -186,9 +186,9 @@ def test_two_processes_at_once_make_it_once_and_the_second_says_whose_make_it_wa
     assert owner is not None and owner.pid == first.pid and owner.what == "making the benchmark wheelhouse"
 
 
-def test_the_context_form_reports_progress_and_then_says_nothing(tmp_path: Path) -> None:
+def test_the_context_form_reports_progress_in_a_log_and_then_says_nothing(tmp_path: Path) -> None:
     out = io.StringIO()
-    reporter = Reporter(Console(file=out, width=200), verbose=True)
+    reporter = Reporter(Console(file=out, width=200))  # not a terminal, not verbose: CI's log
     ctx = Context(load_settings({"wheelhouse_dir": str(tmp_path), "cache_dir": str(tmp_path / "cache")}), reporter)
     maker = FakeMaker()
     ensure_benchmark_wheelhouse(ctx, make=maker)
