@@ -100,10 +100,19 @@ def script_of(benchmark: Benchmark) -> tuple[str, ...]:
 
 
 def pyperf_args(
-    script: Sequence[str], *, loops: int | None, processes: int, hook: bool, out: str = f"{OUT_MOUNT}/pyperf.json"
+    script: Sequence[str],
+    *,
+    loops: int | None,
+    processes: int,
+    hook: bool,
+    out: str = f"{OUT_MOUNT}/pyperf.json",
+    switch_env: Sequence[str] = (),
 ) -> tuple[str, ...]:
-    """Pure: the command line of a pyperf run of ``script`` (path and options; ``loops`` None: calibrate)."""
-    args = ["-u", *script, "--inherit-environ", ",".join(INHERITED)]
+    """Pure: the command line of a pyperf run of ``script`` (path and options; ``loops`` None: calibrate).
+    ``switch_env``: the variables of the build's run-time switch (``PYTHON_UOPS`` of a tier-2 build of the
+    3.13 development line), which pyperf's workers must inherit too, or they would run without it."""
+    inherited = [*INHERITED, *(name for name in switch_env if name not in INHERITED)]
+    args = ["-u", *script, "--inherit-environ", ",".join(inherited)]
     if loops is None:
         args += ["--processes", "1", "--values", "1", "--warmups", "1"]
     else:
@@ -111,6 +120,12 @@ def pyperf_args(
     if hook:
         args += ["--hook", "pystats"]
     return (*args, "--quiet", "--output", out)
+
+
+def _switch(entry: CacheEntry) -> tuple[str, ...]:
+    """The names of the build's run-time switch variables (pyperf's workers get a filtered environment;
+    its ``-X`` arguments do not reach them, its variables do when inherited)."""
+    return tuple(entry.runtime_switch().env)
 
 
 def manual_args(script: Sequence[str], loops: int) -> tuple[str, ...]:
@@ -143,7 +158,7 @@ def _run(ctx: Context, entry: CacheEntry, request: RunRequest, out: Path | None,
 
 
 def calibrate(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, out: Path) -> BenchRun:
-    args = pyperf_args(script_of(benchmark), loops=None, processes=1, hook=False)
+    args = pyperf_args(script_of(benchmark), loops=None, processes=1, hook=False, switch_env=_switch(entry))
     request = RunRequest(
         args,
         env=_env(place, benchmark),
@@ -157,7 +172,7 @@ def calibrate(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Plac
 def automated(
     ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, out: Path, *, loops: int, processes: int
 ) -> BenchRun:
-    args = pyperf_args(script_of(benchmark), loops=loops, processes=processes, hook=True)
+    args = pyperf_args(script_of(benchmark), loops=loops, processes=processes, hook=True, switch_env=_switch(entry))
     request = RunRequest(args, env=_env(place, benchmark), mounts=_mounts(place, out), label=f"pyperf-{benchmark.name}")
     return _run(ctx, entry, request, out, "pyperf --hook pystats run", benchmark.name)
 
@@ -221,7 +236,7 @@ def null(
     env = {"PYTHONPATH": PYPERF_SITE_MOUNT, "PYTHONDONTWRITEBYTECODE": "1", "PYSTATS_NULL_SHAPES": shape}
     label = f"null-{shape.replace(':', '')}-{loops}"
     bare = Place(place.data_dir, place.pyperf_site, None)
-    args = pyperf_args((NULL_SCRIPT,), loops=loops, processes=processes, hook=True)
+    args = pyperf_args((NULL_SCRIPT,), loops=loops, processes=processes, hook=True, switch_env=_switch(entry))
     auto = RunRequest(args, env=env, mounts=_mounts(bare, out), label=f"pyperf-{label}")
     automated_run = _run(ctx, entry, auto, out, "pyperf --hook pystats run", "the null benchmark")
     by_hand = RunRequest(

@@ -88,6 +88,10 @@ def test_pyperf_command_lines(data_dir: Path) -> None:
     for pair in (("--loops", "16"), ("--warmups", "0"), ("--processes", "3"), ("--values", "1"), ("--hook", "pystats")):
         assert args[args.index(pair[0]) + 1] == pair[1]
     assert "PYTHONHASHSEED" in args[args.index("--inherit-environ") + 1]
+    assert "PYTHON_UOPS" not in args[args.index("--inherit-environ") + 1]
+    # a tier-2 build of the 3.13 development line: its switch variable reaches pyperf's workers
+    switched = runs.pyperf_args(runs.script_of(bench), loops=16, processes=3, hook=True, switch_env=("PYTHON_UOPS",))
+    assert switched[switched.index("--inherit-environ") + 1].split(",")[-1] == "PYTHON_UOPS"
     calibrate = runs.pyperf_args(runs.script_of(bench), loops=None, processes=3, hook=False)
     assert "--loops" not in calibrate and "--hook" not in calibrate
     assert runs.manual_args(runs.script_of(bench), 16)[1:] == (
