@@ -1,12 +1,17 @@
-"""Files: atomic writes (temp file + rename), content hashes, JSON read once per file version."""
+"""Files: atomic writes (temp file + rename), a directory put in place once, content hashes, JSON read once
+per file version."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
 import json
 import os
+import shutil
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,3 +53,28 @@ def _read_json(path: Path, mtime_ns: int) -> Any:
 def read_json_cached(path: Path) -> Any:
     """JSON of ``path``, parsed once per version of the file (keyed on its mtime); do not mutate it."""
     return _read_json(path, path.stat().st_mtime_ns)
+
+
+@contextlib.contextmanager
+def exclusively(lock_file: Path) -> Iterator[None]:
+    """Hold ``lock_file`` (an ``flock``, released by the kernel if the process dies) for the block; waits
+    for another holder, a thread of this process included (each call opens the file anew)."""
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    with lock_file.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        yield
+
+
+def put_in_place(staging: Path, final: Path, marker: str) -> bool:
+    """Move the directory ``staging`` to ``final`` unless ``final`` is complete (has ``marker``); a
+    ``final`` without it (left by a process killed mid-way) is replaced. Under a lock beside ``final``, so
+    that two threads or processes finishing at once never remove what the other put there (one of
+    them may be reading it). True if ``staging`` was moved (else the caller removes it)."""
+    with exclusively(final.parent / f".{final.name}.lock"):
+        if (final / marker).is_file():
+            return False
+        (staging / marker).write_text("complete\n")
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(staging, final)
+        return True

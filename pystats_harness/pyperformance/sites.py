@@ -24,7 +24,7 @@ from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import write_json_atomic
+from pystats_harness.infra.fs import put_in_place, write_json_atomic
 from pystats_harness.infra.runner import RUN_UID, RunRequest, run_python
 from pystats_harness.pyperformance import sitedriver
 from pystats_harness.pyperformance.wheelhouse import MOUNT, SitePlan, Source, Unavailable, failure_line, read_wheelhouse
@@ -81,10 +81,7 @@ def benchmark_data_dir(ctx: Context) -> Path:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(wheel.read(name))
         _readable(staging)
-        if not (base / MARKER).is_file():
-            shutil.rmtree(base, ignore_errors=True)
-            os.replace(staging, base)
-            (base / MARKER).write_text("complete\n")
+        put_in_place(staging, base, MARKER)  # a worker's threads may extract at once: one wins, none removes
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return base / "benchmarks"
@@ -183,18 +180,13 @@ def _make(
 
 
 def _commit(staging: Path, final: Path, outcome: dict[str, Any]) -> SiteReady | SiteSkipped:
-    """Move the staged site into place, then write the marker last (another process may have won)."""
+    """Move the staged site into place with its marker (another thread or process may have won)."""
     if outcome["status"] != "ready":
         shutil.rmtree(staging / "site", ignore_errors=True)
     (staging / "site").mkdir(exist_ok=True)
     write_json_atomic(staging / OUTCOME, outcome)
     _readable(staging)
-    found = _cached(final)
-    if found is not None:
-        return found
-    shutil.rmtree(final, ignore_errors=True)
-    os.replace(staging, final)
-    (final / MARKER).write_text("complete\n")
+    put_in_place(staging, final, MARKER)  # another thread or process may have won: theirs is used
     result = _cached(final)
     assert result is not None
     return result
