@@ -19,6 +19,7 @@ class Tolerance:
     abs: float = 0.0
     ignore: bool = False
     reason: str = ""
+    minus: str = ""  # compared net of this counter (subtracted from baseline and value alike)
 
     def allowance(self, base: float | Fraction) -> Fraction:
         """How far from ``base`` a new value may be: abs + rel * |base| (0: exact), exactly (a float is
@@ -86,7 +87,7 @@ def compared(name: str) -> bool:
 
 
 def _tolerance(raw: dict[str, Any], where: str) -> Tolerance:
-    unknown = set(raw) - {"rel", "abs", "ignore", "reason", "match"}
+    unknown = set(raw) - {"rel", "abs", "ignore", "reason", "match", "minus"}
     if unknown:
         raise ConfigError(f"{SUITE_TOML.name}: {where}: unknown keys {sorted(unknown)}")
     return Tolerance(
@@ -94,6 +95,7 @@ def _tolerance(raw: dict[str, Any], where: str) -> Tolerance:
         float(raw.get("abs", 0.0)),
         bool(raw.get("ignore", False)),
         str(raw.get("reason", "")),
+        str(raw.get("minus", "")),
     )
 
 

@@ -106,11 +106,15 @@ def _compared(
     base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig, places: int | None
 ) -> Iterator[tuple[str, Tolerance, Fraction, Fraction]]:
     """(name, tolerance, baseline, value) of every compared counter, exact (missing counters count as
-    0; the value rounded to ``places`` decimals when the baseline was)."""
+    0; the value rounded to ``places`` decimals when the baseline was). A tolerance with ``minus``
+    compares both net of that counter."""
     for name in sorted(set(base) | set(new)):
         if compared(name):
+            tol = suite.tolerance_for(name)
             b, v = Fraction(base.get(name, 0)), Fraction(new.get(name, 0))
-            yield name, suite.tolerance_for(name), b, v if places is None else round(v, places)
+            if tol.minus:
+                b, v = b - Fraction(base.get(tol.minus, 0)), v - Fraction(new.get(tol.minus, 0))
+            yield name, tol, b, v if places is None else round(v, places)
 
 
 def deviations(
