@@ -1,6 +1,7 @@
 """The transport under faults, on real Dask processes (a scheduler and ``dask worker`` processes on
 127.0.0.1) without a Docker engine: units whose functions sleep, answer Then, Unfit or Fault, and send
-progress events. Builds are the integration tests' (tests/integration/test_cluster_faults.py)."""
+progress events. Builds are the integration tests' (tests/integration/test_cluster_faults.py). Needs no Docker
+engine, but real processes: an integration test (it takes 40-70 s)."""
 
 from __future__ import annotations
 
