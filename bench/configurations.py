@@ -2,11 +2,13 @@
 and fingerprinted, as a Markdown table (docs/builds-and-cache.md#configurations).
 
     python3 bench/configurations.py [--revs v3.11.2,v3.12.0,v3.13.5] [--configs default,tier2,...] [--plan-only]
+        [--matrix]
 
 Uses the default cache (settings as `invoke` reads them: INVOKE_PYSTATS_*): a build already there is
 not built again, and its row shows what its manifest recorded when it was built (build seconds: configure
 + make + install + fingerprint; ccache hits/misses of that build, so a cold build is seen as one). The
-entry's size is what ``du -s`` counts. ``--plan-only`` plans every cell and builds nothing.
+entry's size is what ``du -s`` counts. ``--plan-only`` plans every cell and builds nothing. ``--matrix``: a row
+per configuration, a column per revision, as the README shows it.
 """
 
 from __future__ import annotations
@@ -77,11 +79,27 @@ def to_markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def to_matrix(rows: list[dict[str, Any]]) -> str:
+    """The README's form: a row per configuration, a column per revision, each cell its outcome (the
+    form that was built, or why the revision was refused)."""
+    revs = list(dict.fromkeys(r["rev"] for r in rows))
+    lines = ["| configuration | " + " | ".join(f"`{rev}`" for rev in revs) + " |", "|:---" * (len(revs) + 1) + "|"]
+    for config in dict.fromkeys(r["config"] for r in rows):
+        cells = {r["rev"]: r for r in rows if r["config"] == config}
+        text = [
+            (f"{c['outcome']} ({c['form']})" if c["form"] else c["outcome"]).replace("|", "\\|")
+            for c in (cells[rev] for rev in revs)
+        ]
+        lines.append(f"| `{config}` | " + " | ".join(text) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--revs", default=",".join(REVS))
     ap.add_argument("--configs", default=",".join(load_configurations().by_name))
     ap.add_argument("--plan-only", action="store_true", help="plan every cell, build nothing")
+    ap.add_argument("--matrix", action="store_true", help="a row per configuration, a column per revision (README)")
     args = ap.parse_args()
     prefix = "INVOKE_PYSTATS_"
     ctx = context({k[len(prefix) :].lower(): v for k, v in os.environ.items() if k.startswith(prefix)})
@@ -90,7 +108,7 @@ def main() -> None:
         for rev in args.revs.split(","):
             rows.append(cell(ctx, rev, config, build=not args.plan_only))
             print(f"{config} @ {rev}: {rows[-1]['outcome']}", file=sys.stderr, flush=True)
-    print(to_markdown(rows))
+    print(to_matrix(rows) if args.matrix else to_markdown(rows))
 
 
 if __name__ == "__main__":
