@@ -77,11 +77,11 @@ def main() -> int:
         INVOKE_PYSTATS_CCACHE_VOLUME=f"pystats-harness-ccache-main-command-{tag}",
     )
     env.pop("PYTHONPATH", None)
-    pip_conf = subprocess.run(
+    pip_lines = subprocess.run(
         [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True, check=False
     ).stdout.split()
     pip_conf = "; ".join(
-        sorted({line.split(".", 1)[-1] for line in pip_conf if "find-links" in line or "index" in line})
+        sorted({line.split(".", 1)[-1] for line in pip_lines if "find-links" in line or "index" in line})
     )
     print(f"scratch {scratch}; load average before: {loadavg()}")
     print(f"kept from the machine: Debian's packages, the Docker engine; pip config: {pip_conf or '(none)'}")

@@ -31,6 +31,7 @@ from pystats_harness.infra.mirror import Mirror
 from pystats_harness.measure.unit import MeasureUnit, UnitResult, measure_unit
 from tests.support.faults import FAULTS
 from tests.support.invoke_runner import Harness
+from tests.support.planted_site import planted_wheelhouse
 from tests.support.repo import commit_files
 from tests.support.servers import Redis
 from tests.support.streamed import Streamed
@@ -87,22 +88,13 @@ def _seed(harness: Harness, cache: Path) -> None:
         shutil.copytree(harness.settings.builds_dir / key, target, copy_function=os.link)
 
 
-def _planted_wheelhouse(real: Path, into: Path) -> Path:
-    """A copy of the wheelhouse's pyperf site whose sitecustomize fails every benchmark process while
-    ``fail`` is in plant.txt (read at each start); the benchmarks' part is the real one."""
-    shutil.copytree(real / "site", into / "site")
-    (into / "site" / "sitecustomize.py").write_text(
-        "import os, sys\n"
-        "PLANT = open(os.path.join(os.path.dirname(__file__), 'plant.txt')).read().strip()\n"
-        "if PLANT == 'fail' and sys.argv and sys.argv[0].startswith('/bench/'):\n"
-        "    raise SystemExit('planted: this benchmark fails on this worker')\n"
-    )
-    (into / "site" / "plant.txt").write_text("none\n")
-    os.symlink(real / "benchmarks", into / "benchmarks")
-    for path in (into, *into.rglob("*")):
-        if not path.is_symlink():
-            path.chmod(0o755 if path.is_dir() else 0o644)
-    return into
+#: fails every benchmark process while ``fail`` is in plant.txt (read at each start)
+FAIL_WHEN_PLANTED = (
+    "import os, sys\n"
+    "PLANT = open(os.path.join(os.path.dirname(__file__), 'plant.txt')).read().strip()\n"
+    "if PLANT == 'fail' and sys.argv and sys.argv[0].startswith('/bench/'):\n"
+    "    raise SystemExit('planted: this benchmark fails on this worker')\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +102,9 @@ def state(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     base = tmp_path_factory.mktemp("cluster-faults")
     assert harness.invoke("build", "--rev", BASE, timeout=1800).returncode == 0  # a cache hit after test_build
     shutil.rmtree(harness.settings.paths.measured_results, ignore_errors=True)  # measure on the workers
-    wheelhouse = _planted_wheelhouse(harness.settings.wheelhouse_dir, base / "planted-wheelhouse")
+    wheelhouse = planted_wheelhouse(
+        harness.settings.wheelhouse_dir, base / "planted-wheelhouse", FAIL_WHEN_PLANTED, "none"
+    )
     redis = Redis(base)
     try:
         settings = harness.settings.with_overrides(ccache_remote=redis.url)

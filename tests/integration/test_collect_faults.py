@@ -7,14 +7,13 @@ harness, while the real pyperf runs pyperformance's real nbody. Each fault must 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.support.history import mirror_real_history, needs_real_history
 from tests.support.invoke_runner import Harness
+from tests.support.planted_site import planted_wheelhouse
 
 pytestmark = pytest.mark.usefixtures("benchmark_wheelhouse")
 
@@ -61,19 +60,6 @@ elif FAULT == "manual-fails" and MANUAL:
 """
 
 
-def _wheelhouse(real: Path, into: Path, fault: str) -> Path:
-    """A copy of the wheelhouse's pyperf site with the planted sitecustomize; the benchmarks' part is
-    the real one (read on the host only)."""
-    shutil.copytree(real / "site", into / "site")
-    (into / "site" / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    (into / "site" / "plant.txt").write_text(fault + "\n")
-    os.symlink(real / "benchmarks", into / "benchmarks")
-    for path in (into, *into.rglob("*")):
-        if not path.is_symlink():
-            path.chmod(0o755 if path.is_dir() else 0o644)
-    return into
-
-
 @pytest.fixture(scope="module")
 def loops(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """nbody's loops from a clean collect (whose verdict is trusted), so the planted runs skip calibration."""
@@ -86,7 +72,7 @@ def loops(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _planted(harness: Harness, tmp_path: Path, loops: Path, fault: str, *args: str) -> tuple[int, dict, str]:
-    wheelhouse = _wheelhouse(harness.settings.wheelhouse_dir, tmp_path / "wheelhouse", fault)
+    wheelhouse = planted_wheelhouse(harness.settings.wheelhouse_dir, tmp_path / "wheelhouse", SITECUSTOMIZE, fault)
     out = tmp_path / "out"
     result = harness.invoke(
         "collect",
