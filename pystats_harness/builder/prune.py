@@ -64,6 +64,9 @@ class Policy:
     def __post_init__(self) -> None:
         if self.keep is None and self.max_size is None and self.older_than_days is None:
             raise ConfigError("invoke cache prune needs --keep N, --max-size SIZE or --older-than DAYS")
+        for option, value in (("keep", self.keep), ("max-size", self.max_size), ("older-than", self.older_than_days)):
+            if value is not None and value < 0:
+                raise ConfigError(f"--{option} {value} is negative; nothing was removed (try --dry-run to look first)")
 
 
 @dataclass

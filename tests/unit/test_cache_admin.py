@@ -61,6 +61,12 @@ def test_prune_needs_a_policy() -> None:
         prune.Policy()
 
 
+@pytest.mark.parametrize("policy", [{"keep": -1}, {"older_than_days": -5.0}, {"max_size": -1}])
+def test_a_negative_prune_limit_is_refused_before_anything_is_chosen(policy: dict[str, float]) -> None:
+    with pytest.raises(ConfigError, match="is negative; nothing was removed"):
+        prune.Policy(**policy)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     "text, size",
     [
