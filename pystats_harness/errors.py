@@ -255,8 +255,7 @@ class Interrupted(HarnessError):
 
 
 class ValidationFailed(HarnessError):
-    """`invoke validate` found the collected stats unreliable (base of the kinds below, each with its own
-    exit code; never raised itself)."""
+    """`invoke validate` found the stats unreliable (base of the kinds below, each with its own exit code)."""
 
 
 class FingerprintFailed(ValidationFailed):
@@ -277,6 +276,12 @@ class LeakageFound(ValidationFailed):
     exit_code = ExitCode.LEAKAGE_FOUND
 
 
+class ThreadsNotHeld(ValidationFailed):
+    """The threaded canary's counts are not T times one thread's: the build loses (or repeats) updates."""
+
+    exit_code = ExitCode.THREADS_NOT_HELD
+
+
 class BaselineMismatch(ValidationFailed):
     """Counters are outside the baseline's tolerance."""
 
@@ -290,7 +295,6 @@ class NoBaseline(ValidationFailed):
 
 
 class ValidationPartial(ValidationFailed):
-    """`invoke validate --strict`: a step could check only part of what it checks (canaries that cannot
-    be counted statically on this revision); without --strict that is reported, not fatal."""
+    """`invoke validate --strict`: a step could check only part of what it checks (reported, not fatal, without)."""
 
     exit_code = ExitCode.VALIDATION_PARTIAL

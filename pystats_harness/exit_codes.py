@@ -91,6 +91,16 @@ class ExitCode(_Coded):
         "the revision cannot build the `--config` configuration with pystats (no such configure option, an LLVM "
         "version the builder's Debian lacks); refused while planning, the line says why and what to try",
     )
+    THREADS_NOT_HELD = (
+        30,
+        "validate: counters do not hold under threads (the threaded canary's counts are not T × one thread's; "
+        "the line names the family, the thread count and the share counted)",
+    )
+    COLLECT_THREADS_UNRELIABLE = (
+        31,
+        "collect: a benchmark ran threads on a build whose counters do not hold under threads (the trust table "
+        "names each, with the threaded canary's loss)",
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 
 

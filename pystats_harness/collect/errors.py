@@ -18,6 +18,12 @@ class CollectUntrusted(HarnessError):
     exit_code = ExitCode.COLLECT_UNTRUSTED
 
 
+class CollectLossy(HarnessError):
+    """A benchmark ran threads on a build whose counters lose updates under threads (its threaded canary)."""
+
+    exit_code = ExitCode.COLLECT_THREADS_UNRELIABLE
+
+
 class CollectPartial(HarnessError):
     """``--strict``: a benchmark has a check that could not run (the trust table says which and why)."""
 

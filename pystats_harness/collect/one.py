@@ -16,9 +16,11 @@ from typing import Any
 from pystats_harness.builder.cache import BuildInfo, CacheEntry
 from pystats_harness.collect import exactness, overhead, trust, workers
 from pystats_harness.collect.overhead import NullRuns
+from pystats_harness.collect.threads import ThreadUse, check_threads
 from pystats_harness.errors import HarnessError, RunFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
+from pystats_harness.measure import threads as _threads
 from pystats_harness.measure.suiteconfig import SuiteConfig
 from pystats_harness.pyperformance import runs
 from pystats_harness.pyperformance.benchmarks import Benchmark
@@ -102,30 +104,33 @@ def _leakage(
     options: Options,
     nulls: NullRuns,
     phase: Phase,
-) -> tuple[trust.LeakCounts | None, str]:
+) -> tuple[trust.LeakCounts | None, str, tuple[ThreadUse, ...] | None]:
     """The automated path's counts and the manual path's plus pyperf's overhead (the null benchmark of
-    each timed function's shape, both ways), or why they could not be measured."""
+    each timed function's shape, both ways), or why they could not be measured; and what the manual
+    path measured of each timed function's threads (None: it did not run)."""
     if not options.manual:
-        return None, "not checked: --no-manual"
+        return None, "not checked: --no-manual", None
     if any(c.status is exactness.Status.FAIL for c in checks if c.check in (trust.Check.EMPTY, trust.Check.WRAPPER)):
-        return None, "not checked: nothing of the benchmark's own to compare (see the checks that failed)"
+        return None, "not checked: nothing of the benchmark's own to compare (see the checks that failed)", None
     phase("manual path")
     try:
         manual = runs.manual(ctx, entry, bench, place, loops=loops)
     except BenchmarkRunFailed as exc:
-        return None, f"not checked: the manual path failed ({exc})"
+        return None, f"not checked: the manual path failed ({exc})", None
+    found = [ThreadUse.from_report(r, name) for r, name in zip(manual.reports, measured.functions, strict=False)]
+    uses = tuple(u for u in found if u is not None) if found and None not in found else None
     if len(manual.dumps) != len(manual.runs):
-        return None, f"not checked: the manual path left {len(manual.dumps)} dumps for {len(manual.runs)} runs"
+        return None, f"not checked: the manual path left {len(manual.dumps)} dumps for {len(manual.runs)} runs", uses
     if len(manual.shapes) != len(measured.functions):
-        return None, (
-            f"not checked: the manual path bracketed {len(manual.shapes)} timed function(s), "
-            f"pyperf timed {len(measured.functions)}"
+        why = (
+            f"the manual path bracketed {len(manual.shapes)} timed function(s), pyperf timed {len(measured.functions)}"
         )
+        return None, f"not checked: {why}", uses
     phase("null benchmark")
     try:
         used = [nulls.get(shape, loops, options.processes) for shape in manual.shapes]
     except RunFailed as exc:
-        return None, f"not checked: the null benchmark failed ({exc})"
+        return None, f"not checked: the null benchmark failed ({exc})", uses
     null_auto = overhead.keep([d for n in used for d in n.automated], out / "null" / "automated")
     null_manual = overhead.keep([d for n in used for d in n.manual], out / "null" / "manual")
     pyperf_code = overhead.counters(entry, null_auto)  # over every worker of every timed function
@@ -134,7 +139,7 @@ def _leakage(
     by_hand = overhead.scaled(overhead.counters(entry, overhead.keep(manual.dumps, out / "manual")), options.processes)
     predicted = overhead.add(by_hand, overhead.subtract(pyperf_code, runner_code))
     machinery = exactness.executed(pyperf_code) + exactness.executed(runner_code)
-    return trust.LeakCounts(measured.total, predicted, options.processes, machinery), ""
+    return trust.LeakCounts(measured.total, predicted, options.processes, machinery), "", uses
 
 
 def _write_net(
@@ -217,8 +222,9 @@ def measure(
     if total:
         write_text_atomic(out / "summary.md", summary.to_markdown(per_loop(Collection(meta, total))))
         export(entry, dumps, {"benchmark": bench.name, "loops": bracketed, "counts": RAW}, out / "summarize.json")
-    net, why_not = _leakage(ctx, entry, bench, place, loops, measured, checks, out, options, nulls, phase)
+    net, why_not, uses = _leakage(ctx, entry, bench, place, loops, measured, checks, out, options, nulls, phase)
     checks.append(trust.check_leakage(net, why_not, rules))
+    checks.append(check_threads(uses, functools.partial(_threads.held, ctx, entry, suite.threads)))
     return Outcome(
         bench.name,
         bench.directory,

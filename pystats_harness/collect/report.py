@@ -11,7 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from pystats_harness.builder.cache import BuildInfo
-from pystats_harness.collect.errors import CollectFailed, CollectPartial, CollectUntrusted
+from pystats_harness.collect.errors import CollectFailed, CollectLossy, CollectPartial, CollectUntrusted
 from pystats_harness.collect.exactness import Status
 from pystats_harness.collect.one import Outcome
 from pystats_harness.collect.trust import Check, Verdict
@@ -24,6 +24,7 @@ _STYLE = {
     Verdict.APPROXIMATE: "cyan",
     Verdict.PARTIAL: "yellow",
     Verdict.UNRELIABLE: "yellow",
+    Verdict.LOSSY: "red",
     Verdict.SKIPPED: "yellow",
     Verdict.UNTRUSTED: "red",
     Verdict.FAILED: "red",
@@ -35,6 +36,7 @@ MEANING = {
     Verdict.APPROXIMATE: "every check ran and held, some counters within the benchmark's declared allowance",
     Verdict.PARTIAL: "what ran held, but a check could not run (named, with why)",
     Verdict.UNRELIABLE: "the stats measure a wrapper, not the benchmark",
+    Verdict.LOSSY: "it ran threads, and this build's counters lose updates under threads (its threaded canary)",
     Verdict.UNTRUSTED: "a check failed",
     Verdict.FAILED: "did not run",
     Verdict.SKIPPED: "cannot run here (a requirement)",
@@ -64,11 +66,15 @@ def detail(o: Outcome) -> str:
     allowance, or the leakage check's numbers."""
     if o.reason:
         return o.reason
+    threads = next((c for c in o.checks if c.check is Check.THREADS), None)
+    # the thread rule first where it decided the verdict (lossy), and said wherever threads ran
+    first = [threads] if threads is not None and (o.verdict is Verdict.LOSSY or "ran threads" in threads.detail) else []
     for status in (Status.FAIL, Status.NOT_CHECKED, Status.APPROXIMATE):
-        shown = [c for c in o.checks if c.status is status]
-        if shown:
+        shown = first + [c for c in o.checks if c.status is status and c not in first]
+        if len(shown) > len(first):
             return "; ".join(f"{c.check.value}: {c.detail}" for c in shown)
-    return next((c.detail for c in o.checks if c.check is Check.LEAKAGE), "")
+    leakage = next((c.detail for c in o.checks if c.check is Check.LEAKAGE), "")
+    return "; ".join([*(f"{c.check.value}: {c.detail}" for c in first), leakage])
 
 
 def to_rich(outcomes: Sequence[Outcome], title: str) -> Table:
@@ -129,8 +135,9 @@ def read(out: Path) -> dict[str, Any]:
 
 def exit_error(
     outcomes: Sequence[Outcome], *, strict: bool = False
-) -> CollectFailed | CollectUntrusted | CollectPartial | None:
-    """Failed runs first (exit 25), then untrusted stats (26), then, with ``strict``, benchmarks with a
+) -> CollectFailed | CollectUntrusted | CollectLossy | CollectPartial | None:
+    """Failed runs first (exit 25), then untrusted stats (26), then benchmarks that ran threads on a build
+    whose counters lose updates under threads (31), then, with ``strict``, benchmarks with a
     check that could not run (27). Skipped benchmarks (a requirement that cannot be installed here, said
     why) and unreliable ones (bench_command: the wrapper is measured) are reported but do not fail a
     collect: they are properties of the benchmark, not of this run."""
@@ -142,6 +149,12 @@ def exit_error(
     untrusted = [o.name for o in outcomes if o.verdict is Verdict.UNTRUSTED]
     if untrusted:
         return CollectUntrusted(f"stats of {len(untrusted)} benchmark(s) are not trustworthy: {', '.join(untrusted)}")
+    lossy = [o.name for o in outcomes if o.verdict is Verdict.LOSSY]
+    if lossy:
+        return CollectLossy(
+            f"{len(lossy)} benchmark(s) ran threads on a build whose counters lose updates under threads: "
+            f"{', '.join(lossy)}; the trust table gives the threaded canary's loss"
+        )
     partial = [o for o in outcomes if o.verdict is Verdict.PARTIAL]
     if strict and partial:
         what = ", ".join(

@@ -13,6 +13,8 @@ leakage    the automated path's counts equal the manual path's (``_stats_on(); f
            _stats_off()``, one process per timed function) times the workers plus pyperf's own code
            inside the brackets, measured by a null benchmark of the same shapes run both ways --
            counter by counter, by the same rules
+threads    whether more than one thread ran code inside the brackets, and whether this build's counters
+           hold when they do (collect/threads.py; ``lossy`` where they do not)
 
 A check either ran (``pass``, ``approximate``, ``fail``) or did not (``not checked``, with the reason);
 a benchmark with a check that did not run is ``partial``, never ``trusted``.
@@ -35,6 +37,7 @@ class Check(enum.StrEnum):
     WRAPPER = "wrapper"
     EMPTY = "empty"
     LEAKAGE = "leakage"
+    THREADS = "threads"
 
 
 class Verdict(enum.StrEnum):
@@ -42,6 +45,7 @@ class Verdict(enum.StrEnum):
     APPROXIMATE = "approximate"  # every check ran and held, some within the benchmark's declared allowance
     PARTIAL = "partial"  # what ran held, but a check could not run (named, with why)
     UNRELIABLE = "unreliable"  # ran, but what the stats measure is not the benchmark
+    LOSSY = "lossy"  # ran threads on a build whose counters lose updates under threads (collect/threads.py)
     UNTRUSTED = "untrusted"  # a check failed
     FAILED = "failed"  # did not run
     SKIPPED = "skipped"  # could not run here (a requirement), said why
@@ -163,6 +167,8 @@ def verdict(checks: Sequence[CheckResult]) -> Verdict:
     statuses = {c.check: c.status for c in checks}
     if statuses.get(Check.WRAPPER) is Status.FAIL:
         return Verdict.UNRELIABLE  # whatever the other checks say, the numbers are the wrapper's
+    if statuses.get(Check.THREADS) is Status.FAIL:
+        return Verdict.LOSSY  # whatever the other checks say, threads' counts were lost
     found = set(statuses.values())
     if Status.FAIL in found:
         return Verdict.UNTRUSTED

@@ -4,6 +4,7 @@ their stats as named collections.
 manual     python3 -B /suite/manual.py W LOOPS --values V --warmups W'   one process, one dump
 automated  python3 -B /suite/automated.py W --loops ... --hook pystats   pyperf, P worker dumps
 canary     python3 -B /suite/canaries.py run NAME N                       one process, one dump
+threads    python3 -B /suite/thread_canary.py sweep KERNEL N REPEATS T,..  a process per T, K, repeat
 """
 
 from __future__ import annotations
@@ -163,6 +164,13 @@ def run_canary(ctx: Context, entry: CacheEntry, name: str, n: int) -> RunResult:
     args = ("-B", f"{SUITE_MOUNT}/canaries.py", "run", name, str(n))
     request = RunRequest(args, mounts=(_suite_mount(),), label=f"canary-{name}")
     return _check(run_python(ctx, entry, request), f"canary {name}({n})")
+
+
+def run_thread_canary(ctx: Context, entry: CacheEntry, kernel: str, n: int, repeats: int, threads: str) -> RunResult:
+    """The threaded canary's sweep (suite/thread_canary.py): one labelled dump per (T, K, repeat)."""
+    args = ("-B", f"{SUITE_MOUNT}/thread_canary.py", "sweep", kernel, str(n), str(repeats), threads)
+    request = RunRequest(args, mounts=(_suite_mount(),), label=f"threads-{kernel}")
+    return _check(run_python(ctx, entry, request), f"threaded canary {kernel}")
 
 
 def canary_table(ctx: Context, entry: CacheEntry) -> str:

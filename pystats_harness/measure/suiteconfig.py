@@ -37,6 +37,21 @@ class Override:
 
 
 @dataclass(frozen=True)
+class ThreadCanary:
+    """[threads]: T threads each run canary ``kernel`` K times inside one bracket (suite/thread_canary.py),
+    for K in 0, N, 2N and each T, ``repeats`` times (lost updates vary from run to run)."""
+
+    kernel: str = "calls"
+    n: int = 20000
+    repeats: int = 5
+    thread_counts: tuple[int, ...] = (1, 2, 4, 8)
+
+    def __post_init__(self) -> None:
+        if self.n < 1 or self.repeats < 1 or not self.thread_counts or min(self.thread_counts) < 1:
+            raise ConfigError(f"{SUITE_TOML.name}: [threads] needs n >= 1, repeats >= 1 and thread counts >= 1")
+
+
+@dataclass(frozen=True)
 class SuiteConfig:
     processes: int
     values: int
@@ -50,6 +65,7 @@ class SuiteConfig:
     overrides: tuple[Override, ...]
     leak_ignore: tuple[str, ...]
     fixed_part_slack: int = 64
+    threads: ThreadCanary = ThreadCanary()
 
     def tolerance_for(self, name: str) -> Tolerance:
         for rule in self.overrides:
@@ -126,4 +142,18 @@ def load_suite(path: Path = SUITE_TOML) -> SuiteConfig:
         overrides=overrides,
         leak_ignore=tuple(data.get("leak_check", {}).get("ignore", ())),
         fixed_part_slack=int(data.get("leak_check", {}).get("fixed_part_slack", 64)),
+        threads=_threads(data.get("threads", {})),
+    )
+
+
+def _threads(raw: dict[str, Any]) -> ThreadCanary:
+    unknown = set(raw) - {"kernel", "n", "repeats", "thread_counts"}
+    if unknown:
+        raise ConfigError(f"{SUITE_TOML.name}: [threads]: unknown keys {sorted(unknown)}")
+    default = ThreadCanary()
+    return ThreadCanary(
+        str(raw.get("kernel", default.kernel)),
+        int(raw.get("n", default.n)),
+        int(raw.get("repeats", default.repeats)),
+        tuple(int(t) for t in raw.get("thread_counts", default.thread_counts)),
     )

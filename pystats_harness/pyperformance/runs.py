@@ -189,6 +189,11 @@ class ManualRun:
     def dumps(self) -> tuple[Path, ...]:
         return tuple(d for run in self.runs for d in run.dumps)
 
+    @property
+    def reports(self) -> tuple[Mapping[str, Any], ...]:
+        """Each run's JSON line (suite/pyperformance_manual.py): what it bracketed, its threads."""
+        return tuple(_manual_report(run.result) for run in self.runs)
+
 
 def _manual_report(result: RunResult) -> Mapping[str, Any]:
     for line in reversed(result.stdout.strip().splitlines()):

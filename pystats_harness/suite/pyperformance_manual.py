@@ -16,7 +16,10 @@ the bracket itself costs is measured by the null benchmark (pyperformance_null.p
 Only the K-th timed function the script hands over (default 0) is bracketed and called, the others are
 passed over, as a pyperf worker runs only its own task: each timed function in a fresh process.
 The process exits normally and dumps once. Prints one JSON line: the name it bracketed, and the names
-and shapes (``kind:nargs``, the null benchmark's argument) of every timed function the script has.
+and shapes (``kind:nargs``, the null benchmark's argument) of every timed function the script has, and
+``threads``: the CPU seconds the process's other threads used while stats were on (process CPU time
+less the main thread's, read outside the bracket: nothing of it is counted, no hook rewrites bytecode)
+and how many threads had Python frames when the bracket ended.
 
 Exit status: 0; 3 when the script hands pyperf something not callable directly (``bench_command``)
 or nothing; the script's own status when it fails.
@@ -129,7 +132,7 @@ def main(argv):
     import pyperf
 
     only = int(os.environ.get("PYSTATS_MANUAL_ONLY", "0"))
-    bracketed, names, shapes, not_callable = [], [], [], []
+    bracketed, names, shapes, not_callable, threads = [], [], [], [], {}
 
     def bracket(name, shape, task):
         names.append(name)
@@ -137,12 +140,15 @@ def main(argv):
         if len(names) - 1 != only:
             return
         prepare_as_worker(runners[-1] if runners else None)
+        process, main_thread = time.process_time(), time.thread_time()
         sys._stats_on()
         try:
             task()
         finally:
             sys._stats_off()
+            main_thread, process = time.thread_time() - main_thread, time.process_time() - process
         bracketed.append(name)
+        threads.update(other_cpu_seconds=max(0.0, process - main_thread), alive_after=len(sys._current_frames()))
 
     runners = []
 
@@ -176,7 +182,8 @@ def main(argv):
     sys._stats_off()
     sys._stats_clear()
     run_as_main(runscript, extra)
-    print(json.dumps({"bracketed": bracketed, "timed": names, "shapes": shapes, "not_callable": not_callable}))
+    report = {"bracketed": bracketed, "timed": names, "shapes": shapes, "not_callable": not_callable}
+    print(json.dumps({**report, "threads": threads}))
     return 3 if not_callable or not bracketed else 0
 
 

@@ -35,6 +35,7 @@ from pystats_harness.validate.steps import (
     step_isolation,
     step_leakage,
 )
+from pystats_harness.validate.threads import step_threads
 from pystats_harness.validate.tier2 import traces
 
 
@@ -154,10 +155,10 @@ def collect_runs(
 
 
 def count_jobs(workloads: dict[str, int], suite: SuiteConfig) -> int:
-    """The ticks of :func:`validate`: fingerprint, canary table, one per canary, the pooled runs, and the
-    isolation workloads' runs alone and at once."""
+    """The ticks of :func:`validate`: fingerprint, canary table, one per canary, the threaded canary, the
+    pooled runs, and the isolation workloads' runs alone and at once."""
     pooled = 3 * (len(workloads) + len(set(workloads.values())))
-    return 2 + len(suite.canaries) + pooled + 2 * len(plan_isolation(workloads, suite).workloads)
+    return 3 + len(suite.canaries) + pooled + 2 * len(plan_isolation(workloads, suite).workloads)
 
 
 def validate(
@@ -179,8 +180,11 @@ def validate(
     table = json.loads(canary_table(ctx, entry))
     tick()
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        threaded = pool.submit(step_threads, ctx, entry, suite, table, traces(manifest))
         steps.append(step_canaries(ctx, entry, suite, table, pool, tick, tracing=traces(manifest)))
         runs = collect_runs(ctx, entry, workloads, suite, pool, tick, leak=leak)
+        steps.append(threaded.result())
+        tick()
     steps.append(step_leakage(runs, workloads, suite, table, tracing=traces(manifest)))
     # after the pool: nothing else of this validation runs beside a reference
     alone = run_alone(ctx, entry, plan, suite, tick)

@@ -20,6 +20,7 @@ from pystats_harness.errors import (
     FingerprintFailed,
     LeakageFound,
     NoBaseline,
+    ThreadsNotHeld,
     ValidationFailed,
     ValidationPartial,
 )
@@ -33,6 +34,7 @@ class Step(enum.StrEnum):
 
     FINGERPRINT = "fingerprint"
     CANARIES = "canaries"
+    THREADS = "threads"
     LEAKAGE = "leakage"
     ISOLATION = "isolation"
     BASELINES = "baselines"
@@ -49,6 +51,7 @@ class StepStatus(enum.StrEnum):
 FAILURES: dict[Step, type[ValidationFailed]] = {
     Step.FINGERPRINT: FingerprintFailed,
     Step.CANARIES: CanaryMismatch,
+    Step.THREADS: ThreadsNotHeld,
     Step.LEAKAGE: LeakageFound,
     Step.ISOLATION: LeakageFound,
     Step.BASELINES: BaselineMismatch,
@@ -150,6 +153,7 @@ def _finding_columns(step: Step) -> tuple[str, ...]:
     return {
         Step.FINGERPRINT: ("probe", "expect", "observed", "problems"),
         Step.CANARIES: ("canary", "family", "expected", "observed", "difference", "cannot_count"),
+        Step.THREADS: ("threads", "worst family", "counted", "families", "runs", "counter", "expected", "observed"),
         Step.LEAKAGE: ("workload", "check", "counter", "a", "b", "note"),
         Step.ISOLATION: ("workload", "counter", "alone", "parallel"),
         Step.BASELINES: ("workload", "counter", "baseline", "value", "allowed"),
@@ -176,8 +180,8 @@ def to_rich(report: ValidationReport) -> Group:
     parts: list[Any] = [summary]
     for s in report.steps:
         rows = [f for f in s.findings if s.step is not Step.FINGERPRINT or not f["ok"]]
-        if not rows:  # a passing step lists only findings that do not fail it (leakage: adjusted counters)
-            continue
+        if not rows or (s.step is Step.THREADS and s.ok):  # a passing step lists only findings that do not
+            continue  # fail it (leakage: adjusted counters); exact threads: the shares are in the JSON/Markdown
         cols = _finding_columns(s.step)
         if s.step is Step.LEAKAGE:
             cols = ("workload", "check", "counter", "automated / outside", "manual / null", "note")
