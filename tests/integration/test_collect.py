@@ -108,7 +108,11 @@ def test_bisect_run_on_a_benchmark(harness: Harness) -> None:
     result = harness.invoke(
         "bisect-run", "--workload", "pyperformance:nbody", "--metric", metric, "--threshold", "1", "--rev", "v3.13.5"
     )
-    assert result.returncode == 1, result.stderr[-2000:]  # nbody specializes BINARY_OP: beyond 1 is "bad"
+    # nbody specializes BINARY_OP: beyond 1 is "bad" (exit 1 alone could be invoke refusing an option)
+    assert result.returncode == 1, result.stderr[-2000:]
+    line = next(line for line in result.stdout.splitlines() if line.startswith("bisect-run "))
+    value = float(line.split(" → ")[0].rsplit(": ", 1)[1])
+    assert value > 1 and " → bad (" in line and line.endswith("exit 1"), line
 
 
 def test_313_summarize_stats_renders_the_exports(harness: Harness, outputs: dict[str, Path], tmp_path: Path) -> None:

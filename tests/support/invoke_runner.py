@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -34,6 +35,12 @@ def invoke_in(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedPro
     return run_invoke(*args, env=invoke_env(tmp_path / "cache", **env))
 
 
+def default_sigint() -> None:
+    """In a child before it execs: SIGINT back to its default, so that the child's Python turns it into
+    KeyboardInterrupt even where the tests run with SIGINT ignored (a background job: ``nohup … &``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @dataclass(frozen=True)
 class Harness:
     """The harness on the cache at ``cache_dir``: its settings and context, and its tasks run as a user runs them."""
@@ -54,7 +61,14 @@ class Harness:
         return run_invoke(*args, env=self.env(**env), timeout=timeout)
 
     def popen(self, *args: str, **env: str) -> subprocess.Popen[str]:
-        """``invoke ARGS`` started, stdout and stderr merged into one text pipe."""
+        """``invoke ARGS`` started, stdout and stderr merged into one text pipe; it can receive SIGINT
+        (:func:`default_sigint`), as a task started from a terminal can."""
         return subprocess.Popen(
-            [*INVOKE, *args], cwd=ROOT, env=self.env(**env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            [*INVOKE, *args],
+            cwd=ROOT,
+            env=self.env(**env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            preexec_fn=default_sigint,
         )

@@ -159,7 +159,7 @@ def test_without_source_nothing_is_judged_wrong_and_the_uncountable_is_named() -
     assert "JUMP_BACKWARD" not in notes and "FOR_ITER" not in notes
 
 
-def test_check_command_reports_what_cannot_be_counted(tmp_path: Path) -> None:
+def test_check_command_reports_what_cannot_be_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gen = "main-1583c6e326"
     table = load(gen)
     blind = dict(table, **R.resolve({int(k): v for k, v in table["names"].items()}, table["families"], None))
@@ -168,9 +168,23 @@ def test_check_command_reports_what_cannot_be_counted(tmp_path: Path) -> None:
     for k in ("N", "2N"):
         (tmp_path / k).mkdir()
         (tmp_path / k / "d.txt").write_text((DATA / gen / f"arith-{k}.txt").read_text())
+    reports = {}
     for canary in ("arith", "extarg"):
         args = ["check", str(tmp_path / "t.json"), canary, str(n_of(gen)), str(tmp_path / "N"), str(tmp_path / "2N")]
-        assert C.main(args) == 0
+        assert C.main(args) == 0  # what cannot be counted is no mismatch...
+        reports[canary] = json.loads(capsys.readouterr().out)
+    # ...but the report names it: the families the blind table leaves undetermined, the refused canary whole
+    arith = {m["family"]: m["cannot_count"] for m in reports["arith"]["uncounted"]}
+    assert reports["arith"]["exact"] and reports["arith"]["mismatches"] == []
+    assert arith["STORE_FAST"].startswith("cannot count STORE_FAST statically on this revision")
+    assert reports["extarg"] == {
+        "canary": "extarg",
+        "n": n_of(gen),
+        "python": blind.get("python"),
+        "exact": True,
+        "mismatches": [],
+        "uncounted": [{"family": "*", "cannot_count": "cannot count canary extarg statically on this revision: x"}],
+    }
 
 
 def step_on_fixture(monkeypatch: pytest.MonkeyPatch, gen: str, table: dict[str, Any]) -> StepResult:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,14 +80,38 @@ def layer(module: str) -> str:
     return module.split(".")[1] if module.count(".") >= 1 else module
 
 
-def test_every_module_imports() -> None:
+_ALONE = """
+import importlib, json, sys
+failed = {}
+for name in json.loads(sys.argv[1]):
+    for loaded in [m for m in sys.modules if m == "pystats_harness" or m.startswith("pystats_harness.")]:
+        del sys.modules[loaded]
+    try:
+        module = importlib.import_module(name)
+        assert module.__name__ == name and module.__file__, "not the module asked for"
+    except BaseException as exc:
+        failed[name] = f"{type(exc).__name__}: {exc}"
+print(json.dumps(failed))
+"""
+
+
+def test_every_module_imports_on_its_own() -> None:
+    """Each module imports in an interpreter that has none of the harness loaded (a module that works only
+    after another imported first, or a cycle that an import order hides, fails), and is the file it names."""
+    names = []
     for path in modules():
         name = module_name(path)
         if ".suite." in name and not name.endswith(
             ("canaries", "canary_counts", "canary_expect", "canary_rules", "canary_source", "canary_trace")
         ):
             continue  # workloads and drivers run inside the built interpreter, as scripts
-        importlib.import_module(name)
+        names.append(name)
+    run = subprocess.run(
+        [sys.executable, "-c", _ALONE, json.dumps(names)], cwd=ROOT, capture_output=True, text=True, timeout=100
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert json.loads(run.stdout) == {}
+    assert len(names) > 100 and importlib.import_module(names[0]).__file__ == str(modules()[0])
 
 
 def test_imports_point_one_way() -> None:

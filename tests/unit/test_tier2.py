@@ -3,7 +3,9 @@ and compare / summary show them sensibly."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -12,6 +14,7 @@ from pystats_harness.stats import summary
 from pystats_harness.stats.collection import Collection, from_dump
 from pystats_harness.stats.compare import compare
 from pystats_harness.stats.dumps import parse_text
+from pystats_harness.stats.names import NameTables
 from pystats_harness.stats.tier2 import (
     GENERATIONS,
     HISTOGRAMS,
@@ -20,38 +23,37 @@ from pystats_harness.stats.tier2 import (
     missing_for_313_script,
     scalar_keys,
 )
-from tests.support.tier2_dumps import Counts, git_show, render
+from tests.support.history import HISTORY_MARKS, needs_real_history
+from tests.support.tier2_dumps import Counts, c_lines, git_show, printed_formats, render, source_formats
 
-_CALL = re.compile(r'\b(fprintf\(\s*out,|print_histogram\(\s*out,)\s*((?:"(?:[^"\\]|\\.)*"|PRIu64|\s)+)')
-
-
-def c_lines(source: str) -> list[str]:
-    """The format strings print_optimization_stats() prints, in order (``%u`` for PRIu64, ``\\n`` dropped;
-    a print_histogram() call as its line)."""
-    body = re.search(
-        r"\nprint_optimization_stats\(FILE \*out, OptimizationStats \*stats\)\n\{\n(.*?)\n\}\n", source, re.S
-    )
-    assert body, "no print_optimization_stats() here"
-    histogram = re.search(r"\nprint_histogram\(.*?\n\{\n(.*?)\n\}\n", source, re.S)
-    assert histogram and [c_format(f) for _, f in _CALL.findall(histogram.group(1))] == ["%s[%u]: %u"]
-    found = []
-    for call, literals in _CALL.findall(body.group(1)):
-        text = c_format(literals)
-        found.append(f"{text}[%u]: %u" if call.startswith("print_histogram") else text)
-    return found
+DUMPS = Path(__file__).resolve().parents[1] / "data" / "dumps"
+#: The committed real tier-2 dumps (tests/data/dumps/README.md) and the generation each revision is of.
+REAL = {"main-c97d3af239-uops": "50369e6c34", "main-84b7e9e3fa-uops": "9eb2489266"}
 
 
-def c_format(literals: str) -> str:
-    """Adjacent C string literals and PRIu64 macros as one format string, ``%u`` for ``%" PRIu64 "``."""
-    pieces = re.findall(r'"((?:[^"\\]|\\.)*)"|(PRIu64)', literals)
-    return "".join("u" if macro else text for text, macro in pieces).removesuffix("\\n")
+def real_dump(name: str) -> str:
+    return next((DUMPS / name / "run1").glob("*.txt")).read_text()
 
 
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_catalogue_is_what_a_real_dump_prints(name: str) -> None:
+    """A real build's dump against the catalogue: every line printed whatever ran (scalars, histograms)
+    in order, and each per-name line it printed in its place; read from the dump by shape alone."""
+    printed = printed_formats(real_dump(name))
+    assert printed == [f for f in lines_of(REAL[name]) if f in printed or "[%s]" not in f]
+
+
+def test_catalogue_is_what_3135_prints() -> None:
+    """The release's own Python/specialize.c (in every mirror bootstrap made) against the catalogue."""
+    assert source_formats("v3.13.5") == list(lines_of("v3.13.5"))
+
+
+@needs_real_history
 @pytest.mark.parametrize("generation", GENERATIONS, ids=lambda g: g.since)
 def test_catalogue_is_what_each_generation_prints(generation: Generation) -> None:
     """Every line of the generation's specialize.c is in the catalogue, in order, and the one before it
     printed exactly the previous generation's lines (3.13.5's predecessor: main's last commit here)."""
-    assert c_lines(git_show(generation.since, "Python/specialize.c")) == list(lines_of(generation.since))
+    assert source_formats(generation.since) == list(lines_of(generation.since))
     index = GENERATIONS.index(generation)
     before = "c97d3af239" if generation.since == "v3.13.5" else f"{generation.since}~1"
     source = git_show(before, "Python/specialize.c")
@@ -61,6 +63,7 @@ def test_catalogue_is_what_each_generation_prints(generation: Generation) -> Non
         assert c_lines(source) == list(lines_of(GENERATIONS[index - 1].since))
 
 
+@needs_real_history
 def test_313_prints_the_section_only_in_tier2_builds() -> None:
     tagged = git_show("v3.13.5", "Python/specialize.c")
     assert "#ifdef _Py_TIER2\n    print_optimization_stats(out, &stats->optimization_stats);\n#endif" in tagged
@@ -95,11 +98,11 @@ HISTOGRAM_NAMES = {
 }
 
 
-def sample(since: str) -> Counts:
-    """Distinct counts for every line of ``since``; uop names as that generation prints them."""
+def sample(since: str, keys: list[str]) -> Counts:
+    """Distinct counts for the scalar ``keys`` and every other line; uop names as ``since`` prints them."""
     old = GENERATIONS.index(next(g for g in GENERATIONS if g.since == since)) < 5  # before 142502ea8d
     return Counts(
-        scalars={key: 100 + i for i, key in enumerate(scalar_keys(since))},
+        scalars={key: 100 + i for i, key in enumerate(keys)},
         histograms={name: {1: 0, 16: 7 + i, 2**31: 1} for i, name in enumerate(HISTOGRAMS)},
         uops={("LOAD_FAST" if old else "_LOAD_FAST"): (40, 3), "_SET_IP": (50, 0)},
         unsupported={"WITH_EXCEPT_START": 2},
@@ -108,12 +111,16 @@ def sample(since: str) -> Counts:
     )
 
 
-@pytest.mark.parametrize("since", [g.since for g in GENERATIONS])
+@pytest.mark.parametrize(
+    "since", [pytest.param(g.since, marks=() if g.since == "v3.13.5" else HISTORY_MARKS) for g in GENERATIONS]
+)
 def test_every_line_of_every_generation_is_named(since: str) -> None:
-    formats = lines_of(since)
-    c = from_dump(parse_text(render(since, sample(since))), None, {})
+    """A dump rendered from the generation's own specialize.c (not the catalogue) is named line by line."""
+    formats = source_formats(since)
+    keys = [f.split(":")[0] for f in formats if "[" not in f]
+    c = from_dump(parse_text(render(formats, sample(since, keys))), None, {})
     assert c.unknown == ()
-    expected = {SCALAR_NAMES[key]: 100 + i for i, key in enumerate(scalar_keys(since))}
+    expected = {SCALAR_NAMES[key]: 100 + i for i, key in enumerate(keys)}
     for i, name in enumerate(HISTOGRAMS):
         expected |= {f"{HISTOGRAM_NAMES[name]}.{1 << b}": 0 for b in range(32)}
         expected |= {f"{HISTOGRAM_NAMES[name]}.16": 7 + i, f"{HISTOGRAM_NAMES[name]}.2147483648": 1}
@@ -126,6 +133,19 @@ def test_every_line_of_every_generation_is_named(since: str) -> None:
     if "error_in_opcode[%s].count : %u" in formats:
         expected["optimizer.error_in_opcode._BINARY_OP"] = 4
     assert c.counters == expected
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_every_tier2_line_of_a_real_dump_is_named(name: str) -> None:
+    """Each scalar and histogram line of a real dump becomes its counter (the tables above), value kept."""
+    text = real_dump(name)
+    c = from_dump(parse_text(text), NameTables.from_dict(json.loads((DUMPS / name / "names.json").read_text())), {})
+    assert c.unknown == ()
+    scalars = re.findall(r"(?m)^((?:Optimization|Optimizer|Executors) [^:\[]*): (\d+)$", text)
+    buckets = re.findall(r"(?m)^([A-Z][A-Za-z ]*)\[(\d+)\]: (\d+)$", text)
+    assert len(scalars) == len(scalar_keys(REAL[name])) and len(buckets) == 3 * 32
+    assert all(c.counters[SCALAR_NAMES[key]] == int(n) for key, n in scalars)
+    assert all(c.counters[f"{HISTOGRAM_NAMES[key]}.{b}"] == int(n) for key, b, n in buckets)
 
 
 def test_a_uop_without_a_name_is_reported_not_dropped() -> None:

@@ -17,7 +17,7 @@ from pystats_harness.stats.collection import collect
 from pystats_harness.stats.dumps import parse_files
 from pystats_harness.stats.names import NameTables
 from pystats_harness.stats.summarize_json import METADATA_KEY, summarize_json
-from tests.support.tier2_dumps import Counts, git_show, render
+from tests.support.tier2_dumps import Counts, git_show, render, source_formats
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dumps"
 NEW, OLD = "main-c97d3af239-uops", "main-84b7e9e3fa-uops"  # 2024-04-02 and 2023-10-14
@@ -157,13 +157,15 @@ SYNTH = Counts(
 
 def synthesized_313_run(tmp_path: Path) -> list[Path]:
     """3.13.5's golden run, as a tier-2 build prints it: the section between GC and rare events in each
-    dump, SYNTH's counts in the first, zeros (scalars and histograms only) in the second."""
+    dump (the format strings of 3.13.5's own Python/specialize.c), SYNTH's counts in the first, zeros
+    (scalars and histograms only) in the second."""
     out = []
     tmp_path.mkdir()
+    formats = source_formats("v3.13.5")  # its own Python/specialize.c, not the harness's catalogue
     for i, path in enumerate(sorted((DATA / "3.13.5" / "run1").glob("*.txt"))):
         text = path.read_text()
         at = text.index("Rare event (set_class)")
-        section = render("v3.13.5", SYNTH if i == 0 else Counts())
+        section = render(formats, SYNTH if i == 0 else Counts())
         out.append(tmp_path / path.name)
         out[-1].write_text(text[:at] + section + text[at:])
     return out
