@@ -2,13 +2,15 @@
 and fingerprinted, as a Markdown table (docs/builds-and-cache.md#configurations).
 
     python3 bench/configurations.py [--revs v3.11.2,v3.12.0,v3.13.5] [--configs default,tier2,...] [--plan-only]
-        [--matrix]
+        [--matrix] [--threads]
 
 Uses the default cache (settings as `invoke` reads them: INVOKE_PYSTATS_*): a build already there is
 not built again, and its row shows what its manifest recorded when it was built (build seconds: configure
 + make + install + fingerprint; ccache hits/misses of that build, so a cold build is seen as one). The
 entry's size is what ``du -s`` counts. ``--plan-only`` plans every cell and builds nothing. ``--matrix``: a row
-per configuration, a column per revision, as the README shows it.
+per configuration, a column per revision, as the README shows it. ``--threads``: on each build, the threaded
+canary (configs/suite.toml [threads], as `invoke validate`'s step runs it): whether counters hold under
+threads, or the family, thread count and share counted of the worst run.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from pystats_harness.builder.obtain import cached, obtain, plan_for
 from pystats_harness.cli.common import context, resolve
 from pystats_harness.errors import ConfigurationUnsupported, HarnessError
 from pystats_harness.infra.context import Context
+from pystats_harness.measure import threads
+from pystats_harness.measure.suiteconfig import load_suite
+from pystats_harness.validate.tier2 import traces
 from tests.support.disk import disk_mb
 
 REVS = ("v3.11.2", "v3.12.0", "v3.13.5")
@@ -41,7 +46,20 @@ def _fingerprint(manifest: dict[str, Any]) -> str:
     return "fingerprinted" + (f" (exempt: {', '.join(exempt)})" if exempt else "")
 
 
-def cell(ctx: Context, rev: str, config: str, *, build: bool) -> dict[str, Any]:
+def held_under_threads(ctx: Context, entry: Any) -> str:
+    """What the threaded canary says of a build, in a few words."""
+    if traces(entry.manifest()):
+        return "threads: not judged (the canary's loop runs as uops)"
+    verdict = threads.held(ctx, entry, load_suite().threads)
+    if verdict.cannot:
+        return f"threads: not counted ({verdict.cannot})"
+    worst = verdict.worst()
+    if verdict.exact or worst is None:
+        return "counters hold under threads"
+    return f"counters lose updates under threads ({worst.family} {float(worst.share):.1%} with {worst.threads} threads)"
+
+
+def cell(ctx: Context, rev: str, config: str, *, build: bool, under_threads: bool = False) -> dict[str, Any]:
     """One row: the outcome of planning (and building) ``config`` at ``rev``."""
     row: dict[str, Any] = {"config": config, "rev": rev, "seconds": "", "size": "", "ccache": "", "form": ""}
     try:
@@ -59,9 +77,10 @@ def cell(ctx: Context, rev: str, config: str, *, build: bool) -> dict[str, Any]:
     m = entry.manifest()
     seconds = m.get("seconds", {})
     ccache = m.get("ccache", {})
+    held = f"; {held_under_threads(ctx, entry)}" if under_threads else ""
     return {
         **row,
-        "outcome": f"built + {_fingerprint(m)}",
+        "outcome": f"built + {_fingerprint(m)}{held}",
         "seconds": f"{sum(seconds.get(p, 0) for p in PHASES):.0f}",
         "size": f"{disk_mb(entry.path):.0f}",
         "ccache": f"{ccache.get('hits', '?')}/{ccache.get('misses', '?')}",
@@ -100,13 +119,14 @@ def main() -> None:
     ap.add_argument("--configs", default=",".join(load_configurations().by_name))
     ap.add_argument("--plan-only", action="store_true", help="plan every cell, build nothing")
     ap.add_argument("--matrix", action="store_true", help="a row per configuration, a column per revision (README)")
+    ap.add_argument("--threads", action="store_true", help="run the threaded canary on each build")
     args = ap.parse_args()
     prefix = "INVOKE_PYSTATS_"
     ctx = context({k[len(prefix) :].lower(): v for k, v in os.environ.items() if k.startswith(prefix)})
     rows = []
     for config in args.configs.split(","):
         for rev in args.revs.split(","):
-            rows.append(cell(ctx, rev, config, build=not args.plan_only))
+            rows.append(cell(ctx, rev, config, build=not args.plan_only, under_threads=args.threads))
             print(f"{config} @ {rev}: {rows[-1]['outcome']}", file=sys.stderr, flush=True)
     print(to_matrix(rows) if args.matrix else to_markdown(rows))
 

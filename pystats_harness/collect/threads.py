@@ -74,7 +74,7 @@ def check_threads(uses: Sequence[ThreadUse] | None, canary: Callable[[], ThreadV
     if verdict.cannot:
         return CheckResult(Check.THREADS, Status.NOT_CHECKED, f"not checked: {which}; {verdict.cannot}", findings)
     if verdict.exact:
-        detail = f"{which}; counters hold under threads on this build ({verdict.line().split(';')[0]})"
+        detail = f"{which}; counters hold under threads on this build ({verdict.plain()}: exact)"
         return CheckResult(Check.THREADS, Status.PASS, detail, findings)
     loss = f"counters lose updates under threads in this build: {verdict.line()}"
     if uses is None:

@@ -80,6 +80,11 @@ class ThreadVerdict:
                 row[c.family] = c.share
         return out
 
+    def plain(self) -> str:
+        """What ran, in a few words: ``threaded canary calls with 1/2/4/8 threads, 5 runs each``."""
+        ts = "/".join(str(t) for t in self.plan.thread_counts)
+        return f"threaded canary {self.plan.kernel} with {ts} threads, {self.plan.repeats} runs each"
+
     def line(self) -> str:
         """One line: exact, or the worst loss found (the family, T, share and over how many runs)."""
         p = self.plan

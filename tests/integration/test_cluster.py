@@ -202,7 +202,7 @@ def test_validate_on_the_cluster(harness: Harness, series: list[str], cluster: L
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads((out / "validation.json").read_text())
     assert report["metadata"]["sha"] == series[VALIDATED] and report["metadata"]["worker"] in {"worker-1", "worker-2"}
-    assert [s["status"] for s in report["steps"]] == ["pass"] * 5
+    assert [s["status"] for s in report["steps"]] == ["pass"] * 6  # threads included
     assert (out / "validation.md").is_file() and (out / "deviation.png").is_file()
     assert re.search(r"validated on worker-[12] \(", proc.stdout), proc.stdout[-2000:]
     assert "cluster worker worker-3 takes no units" in text

@@ -21,9 +21,11 @@ def validate(harness: Harness, tmp_path: Path, *args: str, **env: str):
 def test_validate_passes_against_committed_baselines(harness: Harness, tmp_path: Path, rev: str) -> None:
     out, report = validate(harness, tmp_path, "--rev", rev)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
-    assert [s["status"] for s in report["steps"]] == ["pass"] * 5
-    assert [s["step"] for s in report["steps"]] == ["fingerprint", "canaries", "leakage", "isolation", "baselines"]
+    assert [s["status"] for s in report["steps"]] == ["pass"] * 6
+    steps = ["fingerprint", "canaries", "threads", "leakage", "isolation", "baselines"]
+    assert [s["step"] for s in report["steps"]] == steps
     assert "exact" in report["steps"][1]["summary"]  # canaries exact on both versions
+    assert report["steps"][2]["summary"].startswith("threaded canary calls exact with 1/2/4/8 threads, 5 runs each")
     assert (tmp_path / "validation.md").read_text().startswith("**pystats validation of")
     assert (tmp_path / "deviation.png").stat().st_size > 1000
 
@@ -93,7 +95,7 @@ def test_validate_the_3_12_line(harness: Harness, tmp_path: Path, rev: str, work
     mirror_real_history(harness)
     out, report = validate(harness, tmp_path, "--rev", rev, *(["--workloads", workloads] if workloads else []))
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
-    assert [s["status"] for s in report["steps"]] == ["pass"] * 4 + [baselines]
+    assert [s["status"] for s in report["steps"]] == ["pass"] * 5 + [baselines]
     assert "exact" in report["steps"][1]["summary"]
 
 
