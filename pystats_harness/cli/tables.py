@@ -1,10 +1,12 @@
-"""The README's tables that mirror code, generated from it: exit codes from
-:class:`~pystats_harness.exit_codes.ExitCode`, settings from :data:`pystats_harness.config.SETTINGS`.
+"""The tables that mirror code, generated from it: the README's exit codes (from
+:class:`~pystats_harness.exit_codes.ExitCode`) and settings (:data:`pystats_harness.config.SETTINGS`),
+and docs/validate.md's allowances (:func:`pystats_harness.measure.allowances.registry`).
 
 Each table sits between ``<!-- BEGIN GENERATED <name> -->`` and ``<!-- END GENERATED <name> -->``::
 
     python3 -m pystats_harness.cli.tables --write README.md   # rewrite the tables
     python3 -m pystats_harness.cli.tables --check README.md   # exit 1 naming each stale table
+    python3 -m pystats_harness.cli.tables --write docs/validate.md
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pystats_harness.collect.exactness import load_declared
 from pystats_harness.config import SETTINGS, Setting
 from pystats_harness.exit_codes import ExitCode
+from pystats_harness.measure import allowances
+from pystats_harness.measure.suiteconfig import load_suite
 
 PROG = "python3 -m pystats_harness.cli.tables"
 
@@ -45,7 +50,23 @@ def settings_table() -> str:
     return "\n".join(["| setting | default | meaning |", "|---|---|---|", *rows])
 
 
-TABLES: dict[str, Callable[[], str]] = {"exit-codes": exit_codes_table, "settings": settings_table}
+def allowances_table() -> str:
+    """Every rule that lets a difference through or leaves a counter out, from the one registry."""
+    return allowances.table(allowances.registry(load_suite(), load_declared()))
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "exit-codes": exit_codes_table,
+    "settings": settings_table,
+    "allowances": allowances_table,
+}
+#: The tables each file holds (by file name); a file not named here holds the README's.
+FILES: dict[str, tuple[str, ...]] = {"README.md": ("exit-codes", "settings"), "validate.md": ("allowances",)}
+README = FILES["README.md"]
+
+
+def tables_of(path: Path) -> tuple[str, ...]:
+    return FILES.get(path.name, README)
 
 
 def _block(name: str, text: str) -> tuple[int, int] | None:
@@ -61,9 +82,10 @@ def _body(table: Callable[[], str]) -> str:
     return f"\n{table()}\n\n"
 
 
-def rendered(text: str) -> str:
+def rendered(text: str, names: tuple[str, ...] = README) -> str:
     """``text`` with every table's block rewritten; ValueError naming a table whose markers are missing."""
-    for name, table in TABLES.items():
+    for name in names:
+        table = TABLES[name]
         where = _block(name, text)
         if where is None:
             raise ValueError(f"no <!-- BEGIN GENERATED {name} --> ... <!-- END GENERATED {name} --> block")
@@ -71,14 +93,16 @@ def rendered(text: str) -> str:
     return text
 
 
-def stale(text: str) -> list[str]:
+def stale(text: str, names: tuple[str, ...] = README) -> list[str]:
     """The tables whose block in ``text`` differs from what the code generates, or is missing."""
-    blocks = {name: _block(name, text) for name in TABLES}
+    blocks = {name: _block(name, text) for name in names}
     return [name for name, at in blocks.items() if at is None or text[at[0] : at[1]] != _body(TABLES[name])]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=PROG, description="Rewrite or check the README's generated tables.")
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Rewrite or check the generated tables (README.md, docs/validate.md)."
+    )
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--write", type=Path, metavar="README", help="rewrite the generated tables in place")
     action.add_argument("--check", type=Path, metavar="README", help="exit 1 naming each stale table")
@@ -86,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     path: Path = args.write or args.check
     text = path.read_text()
     if args.check:
-        names = stale(text)
+        names = stale(text, tables_of(path))
         for name in names:
             print(
                 f"{path}: the {name} table is stale (or its markers are missing); run `{PROG} --write {path}`",
@@ -94,13 +118,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         return ExitCode.FAILURE if names else ExitCode.SUCCESS
     try:
-        new = rendered(text)
+        new = rendered(text, tables_of(path))
     except ValueError as exc:
         print(f"{path}: {exc}; add the markers around the table", file=sys.stderr)
         return ExitCode.CONFIG_ERROR
     if new != text:
         path.write_text(new)
-    print(f"{path}: the {' and '.join(TABLES)} tables {'rewritten' if new != text else 'were up to date'}")
+    print(f"{path}: the {' and '.join(tables_of(path))} tables {'rewritten' if new != text else 'were up to date'}")
     return ExitCode.SUCCESS
 
 

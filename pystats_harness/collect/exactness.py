@@ -7,10 +7,11 @@ from __future__ import annotations
 import enum
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pystats_harness.errors import ConfigError
+from pystats_harness.measure.allowances import Kind, Uses
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
 from pystats_harness.resources import COLLECT_TOML
 
@@ -108,6 +109,7 @@ class Judgement:
     bounded: tuple[Difference, ...]  # within the bracket machinery's own size (leakage only; by size)
     tolerated: int  # counters within configs/suite.toml's per-kind tolerances
     bound: int = 0
+    uses: Uses = field(default_factory=Uses)  # the suite's rules used: tolerances, counters not compared
 
     def describe(self, rules: Rules, a: str = "a", b: str = "b") -> str:
         if self.beyond:
@@ -128,9 +130,9 @@ class Judgement:
                 f"history in the null benchmark): max {worst.size:,} in {worst.counter} "
                 f"({worst.a:,} vs {worst.b:,}; {len(self.bounded)} counter(s) differ)"
             )
-        if self.tolerated:
-            parts.append(f"{self.tolerated} object counter(s) within configs/suite.toml's tolerances")
-        return "; ".join(parts if self.allowed or self.bounded else ["exactly", *parts])
+        if self.uses:
+            parts.append(self.uses.describe())
+        return "; ".join(parts) if parts else "exactly"
 
 
 def judge(a: Counters, b: Counters, rules: Rules, *, leak_check: bool = False, bound: int = 0) -> Judgement:
@@ -142,18 +144,27 @@ def judge(a: Counters, b: Counters, rules: Rules, *, leak_check: bool = False, b
     beyond: list[Difference] = []
     allowed: list[Difference] = []
     bounded: list[Difference] = []
-    tolerated = 0
+    tolerated, uses = 0, Uses()
     for name in sorted(set(a) | set(b)):
         va, vb = a.get(name, 0), b.get(name, 0)
-        if va == vb or not compared(name) or (leak_check and rules.suite.leak_ignored(name)):
+        if not compared(name):
             continue
-        tolerance = rules.suite.tolerance_for(name)
-        if tolerance.ignore:
+        rule, tolerance = rules.suite.rule_for(name)
+        skip = rules.suite.leak_rule(name) if leak_check else None
+        if skip is not None or tolerance.ignore:
+            uses.add(skip or rule, Kind.IGNORE, name, va, vb)
+            continue
+        if tolerance.minus and va != vb:  # compared net of another counter, as validate's baselines compare it
+            va, vb = va - a.get(tolerance.minus, 0), vb - b.get(tolerance.minus, 0)
+            if va == vb:  # the raw difference is all the other counter's: the rule let it through
+                uses.add(rule, Kind.MINUS, name, a.get(name, 0), b.get(name, 0))
+        if va == vb:
             continue
         difference = Difference(name, va, vb)
         if tolerance.rel or tolerance.abs:
             if tolerance.allows(va, vb):
                 tolerated += 1
+                uses.add(rule, Kind.MINUS if tolerance.minus else Kind.TOLERANCE, name, va, vb)
             else:
                 beyond.append(difference)
         elif rules.allowance is not None and rules.allowance.allows(va, vb):
@@ -164,4 +175,4 @@ def judge(a: Counters, b: Counters, rules: Rules, *, leak_check: bool = False, b
             beyond.append(difference)
     status = Status.FAIL if beyond else Status.APPROXIMATE if allowed or bounded else Status.PASS
     by_size = tuple(sorted(bounded, key=lambda d: (-d.size, d.counter)))
-    return Judgement(status, _ranked(beyond), _ranked(allowed), by_size, tolerated, bound)
+    return Judgement(status, _ranked(beyond), _ranked(allowed), by_size, tolerated, bound, uses)

@@ -91,13 +91,13 @@ def check_agreement(groups: Sequence[Sequence[Counters]], rules: Rules, why_not:
     index, w, judgement = worst
     findings = tuple(
         _finding(d, function=i, worker=v, within=_within(d, j)) for i, v, j in judged for d in (*j.beyond, *j.allowed)
-    )
+    ) + tuple({"function": i, "worker": v, **row} for i, v, j in judged for row in j.uses.rows())
     detail = judgement.describe(rules, "worker 1", f"worker {w}")
     if judgement.status is Status.FAIL:
         more = "worker 1" if executed(groups[index][0]) >= executed(groups[index][w - 1]) else f"worker {w}"
         detail = f"workers disagree ({more} counts more): {detail}"
     else:
-        detail = f"workers agree {detail}"
+        detail = f"workers agree {_agree(detail)}"
     return CheckResult(Check.AGREEMENT, judgement.status, detail, findings)
 
 
@@ -143,12 +143,17 @@ def check_leakage(counts: LeakCounts | None, why_not: str, rules: Rules) -> Chec
     what = f"automated vs manual + pyperf's overhead from the null benchmark ({shown}, {counts.processes} worker(s))"
     findings = tuple(
         _finding(d, within=_within(d, judgement)) for d in (*judgement.beyond, *judgement.allowed, *judgement.bounded)
-    )
+    ) + tuple(judgement.uses.rows())
     if judgement.status is Status.FAIL:
         detail = f"{what}: {judgement.describe(rules, 'automated', 'manual')}"
     else:
-        detail = f"{what}: agree {judgement.describe(rules)}"
+        detail = f"{what}: agree {_agree(judgement.describe(rules))}"
     return CheckResult(Check.LEAKAGE, judgement.status, detail, findings)
+
+
+def _agree(described: str) -> str:
+    """``exactly``, or what the rules let through, in brackets."""
+    return described if described == "exactly" else f"({described})"
 
 
 def _uops(counts: LeakCounts) -> str:

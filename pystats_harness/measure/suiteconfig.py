@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -65,16 +65,30 @@ class SuiteConfig:
     overrides: tuple[Override, ...]
     leak_ignore: tuple[str, ...]
     fixed_part_slack: int = 64
+    #: pattern -> why (configs/suite.toml [[leak_check.ignore]])
+    leak_ignore_reasons: dict[str, str] = field(default_factory=dict)
     threads: ThreadCanary = ThreadCanary()
 
     def tolerance_for(self, name: str) -> Tolerance:
+        return self.rule_for(name)[1]
+
+    def rule_for(self, name: str) -> tuple[str, Tolerance]:
+        """The rule (its id in measure/allowances.py's registry, "" for none: exact) and its tolerance."""
         for rule in self.overrides:
             if fnmatch.fnmatchcase(name, rule.match):
-                return rule.tolerance
-        return self.kind_tolerances.get(kind_of(name), Tolerance())
+                return f"tolerances.override[{rule.match}]", rule.tolerance
+        kind = kind_of(name)
+        if kind in self.kind_tolerances:
+            return f"tolerances.{kind}", self.kind_tolerances[kind]
+        return "", Tolerance()
 
     def leak_ignored(self, name: str) -> bool:
-        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.leak_ignore)
+        return self.leak_rule(name) is not None
+
+    def leak_rule(self, name: str) -> str | None:
+        """The ``[[leak_check.ignore]]`` rule that leaves ``name`` out of a leak check (its id), or None."""
+        pattern = next((p for p in self.leak_ignore if fnmatch.fnmatchcase(name, p)), None)
+        return None if pattern is None else f"leak_check.ignore[{pattern}]"
 
 
 def kind_of(name: str) -> str:
@@ -127,6 +141,7 @@ def load_suite(path: Path = SUITE_TOML) -> SuiteConfig:
     )
     kinds = {k: _tolerance(v, f"tolerances.{k}") for k, v in tolerances.items()}
     workloads = {name: int(w["loops"]) for name, w in data.get("workloads", {}).items()}
+    ignored = [_ignored(raw) for raw in data.get("leak_check", {}).get("ignore", ())]
     if not workloads:
         raise ConfigError(f"{path}: no [workloads.<name>] tables")
     return SuiteConfig(
@@ -140,10 +155,17 @@ def load_suite(path: Path = SUITE_TOML) -> SuiteConfig:
         workloads=workloads,
         kind_tolerances=kinds,
         overrides=overrides,
-        leak_ignore=tuple(data.get("leak_check", {}).get("ignore", ())),
+        leak_ignore=tuple(pattern for pattern, _ in ignored),
         fixed_part_slack=int(data.get("leak_check", {}).get("fixed_part_slack", 64)),
+        leak_ignore_reasons=dict(ignored),
         threads=_threads(data.get("threads", {})),
     )
+
+
+def _ignored(raw: Any) -> tuple[str, str]:
+    if not isinstance(raw, dict) or set(raw) != {"match", "reason"} or not str(raw["reason"]).strip():
+        raise ConfigError(f"{SUITE_TOML.name}: [[leak_check.ignore]] needs match and reason (got {raw!r})")
+    return str(raw["match"]), str(raw["reason"]).strip()
 
 
 def _threads(raw: dict[str, Any]) -> ThreadCanary:

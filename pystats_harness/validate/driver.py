@@ -25,16 +25,10 @@ from pystats_harness.measure.suiteconfig import SuiteConfig
 from pystats_harness.resources import BASELINES_DIR
 from pystats_harness.validate import baseline as _baseline
 from pystats_harness.validate.isolation import plan_isolation, run_alone, run_at_once
+from pystats_harness.validate.leakage import step_leakage
 from pystats_harness.validate.report import ValidationReport
-from pystats_harness.validate.steps import (
-    Runs,
-    counters,
-    step_baselines,
-    step_canaries,
-    step_fingerprint,
-    step_isolation,
-    step_leakage,
-)
+from pystats_harness.validate.runs import Runs, counters
+from pystats_harness.validate.steps import step_baselines, step_canaries, step_fingerprint, step_isolation
 from pystats_harness.validate.threads import step_threads
 from pystats_harness.validate.tier2 import traces
 

@@ -64,6 +64,8 @@ class StepResult:
     status: StepStatus
     summary: str
     findings: tuple[dict[str, Any], ...] = ()
+    #: the rules of measure/allowances.py the step used: rule, kind, counters, largest difference
+    allowances: tuple[dict[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "step", Step(self.step))
@@ -126,7 +128,13 @@ class ValidationReport:
             "metadata": self.metadata,
             "deviation": {w: use.to_dict() for w, use in self.deviation.items()},
             "steps": [
-                {"step": s.step.value, "status": s.status.value, "summary": s.summary, "findings": list(s.findings)}
+                {
+                    "step": s.step.value,
+                    "status": s.status.value,
+                    "summary": s.summary,
+                    "findings": list(s.findings),
+                    "allowances": list(s.allowances),
+                }
                 for s in self.steps
             ],
         }

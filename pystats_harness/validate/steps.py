@@ -2,19 +2,17 @@
 
 1 fingerprint  the behaviour probes of the patch issue (fresh containers)
 2 canaries     N and 2N loops of small kernels: family counts differ by exactly N x dis(body)
-3 leakage      (a) automated (pyperf --hook pystats) vs manual counts net of the null workload; (b) 2*c(N) -
-               c(2N) of a manual run's family totals == the null run's (not if tracing: validate/tier2.py)
-4 isolation    2-4 workloads (partners added from the suite) at once count exactly what each counts alone
-5 baselines    automated per-loop counts vs configs/baselines/<version>/<workload>.json
+3 threads      T threads of a canary kernel in one bracket: T x one thread's counts (validate/threads.py)
+4 leakage      automated vs manual net of the null workload, nothing outside the bracket (validate/leakage.py)
+5 isolation    2-4 workloads (partners added from the suite) at once count what each counts alone
+6 baselines    automated per-loop counts vs configs/baselines/<version>/<workload>.json
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,47 +20,18 @@ from pystats_harness.builder import probes
 from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra.context import Context
-from pystats_harness.measure.runs import PathRun, RunPath, run_canary
+from pystats_harness.measure.allowances import Kind, Uses, exactly_or
+from pystats_harness.measure.runs import PathRun, run_canary
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
-from pystats_harness.stats.exact import Rate, as_counts, differences, display, net
+from pystats_harness.stats.exact import display
 from pystats_harness.suite import canaries as _canaries
 from pystats_harness.suite import canary_trace as _trace
 from pystats_harness.validate import baseline as _baseline
-from pystats_harness.validate import deferred as _deferred
 from pystats_harness.validate import tier2 as _tier2
 from pystats_harness.validate.isolation import IsolationPlan
+from pystats_harness.validate.leakage import automated_net
 from pystats_harness.validate.report import Step, StepResult, StepStatus
-
-Finding = dict[str, Any]
-
-
-@dataclass
-class Runs:
-    """Every suite run of one validation, by (path, workload, loops)."""
-
-    results: dict[tuple[RunPath, str, int], PathRun | RunFailed] = field(default_factory=dict)
-
-    def get(self, path: RunPath, workload: str, loops: int) -> PathRun:
-        got = self.results[(path, workload, loops)]
-        if isinstance(got, RunFailed):
-            raise got
-        return got
-
-
-def counters(run: PathRun) -> dict[str, int]:
-    """The run's counts, exact (a per-loop collection here is an error, not a float)."""
-    return as_counts(run.collection.counters, f"{run.path} run of {run.workload}")
-
-
-def fixed_part(run_n: PathRun, run_2n: PathRun, table: Mapping[str, Any]) -> dict[str, int]:
-    """2*c(N) - c(2N) of the corrected family totals: what a run counts besides its loops."""
-    low, high = (
-        _canaries.family_counts(
-            _canaries.parse_dump("\n".join(p.read_text() for r in x.runs for p in r.stats_files)), table
-        )
-        for x in (run_n, run_2n)
-    )
-    return {f: 2 * low.get(f, 0) - high.get(f, 0) for f in set(low) | set(high) if 2 * low.get(f, 0) - high.get(f, 0)}
+from pystats_harness.validate.runs import Finding, Runs, counters, executed
 
 
 def step_fingerprint(ctx: Context, entry: CacheEntry) -> StepResult:
@@ -131,97 +100,20 @@ def step_canaries(
     return StepResult(Step.CANARIES, StepStatus.PASS, summary, tuple(exact))
 
 
-def _diff(a: Mapping[str, int], b: Mapping[str, int], suite: SuiteConfig) -> list[tuple[str, int, int]]:
-    return [
-        (n, a.get(n, 0), b.get(n, 0))
-        for n in sorted(set(a) | set(b))
-        if _leak_checked(suite, n) and a.get(n, 0) != b.get(n, 0)
-    ]
-
-
-def _both(runs: Runs, path: RunPath, w: str, suite: SuiteConfig, loops: int) -> tuple[dict[str, int], dict[str, int]]:
-    """(workload, null workload) counts of one path."""
-    return counters(runs.get(path, w, loops)), counters(runs.get(path, suite.null_workload, loops))
-
-
-def automated_net(runs: Runs, w: str, suite: SuiteConfig, loops: int) -> Rate:
-    """automated(w) - automated(null), summed over the worker processes: a rate per process."""
-    return Rate(net(*_both(runs, RunPath.AUTOMATED, w, suite, loops)), suite.processes)
-
-
-def manual_net(runs: Runs, w: str, suite: SuiteConfig, loops: int) -> Rate:
-    return Rate(net(*_both(runs, RunPath.MANUAL, w, suite, loops)))
-
-
-def _outside_bracket(runs: Runs, w: str, suite: SuiteConfig, loops: int, table: Mapping[str, Any]) -> list[Finding]:
-    null_fixed = fixed_part(
-        runs.get(RunPath.MANUAL, suite.null_workload, loops),
-        runs.get(RunPath.MANUAL, suite.null_workload, 2 * loops),
-        table,
-    )
-    w_fixed = fixed_part(runs.get(RunPath.MANUAL, w, loops), runs.get(RunPath.MANUAL, w, 2 * loops), table)
-    differ = {
-        f: (w_fixed.get(f, 0), null_fixed.get(f, 0))
-        for f in sorted(set(null_fixed) | set(w_fixed))
-        if null_fixed.get(f, 0) != w_fixed.get(f, 0)
-    }
-    if sum(abs(a - b) for a, b in differ.values()) <= suite.fixed_part_slack * suite.values:
-        return []
-    return [
-        {
-            "workload": w,
-            "check": "outside the bracket (manual)",
-            "counter": f"family.{f}.execution_count",
-            "a": a,
-            "b": b,
-        }
-        for f, (a, b) in sorted(differ.items(), key=lambda kv: -abs(kv[1][0] - kv[1][1]))
-    ]
-
-
-def _leak_checked(suite: SuiteConfig, name: str) -> bool:
-    return compared(name) and not suite.leak_ignored(name)
-
-
-def _automated_vs_manual(
-    runs: Runs, w: str, suite: SuiteConfig, loops: int, rule: _deferred.DeferredRule
-) -> list[Finding]:
-    """Every counter whose per-process automated net differs from the manual net (compared as
-    integers: A_w - A_null == P * (M_w - M_null)); a ``deferred`` count the rule allows is marked."""
-    automated, manual = _both(runs, RunPath.AUTOMATED, w, suite, loops), _both(runs, RunPath.MANUAL, w, suite, loops)
-    rows = []
-    for d in differences(Rate(net(*automated), suite.processes), Rate(net(*manual)), partial(_leak_checked, suite)):
-        row = {"workload": w, "check": "automated vs manual", "counter": d.name, "a": display(d.a), "b": display(d.b)}
-        rows.append({**row, **rule.judge(d, automated, manual, suite.processes)})
-    return rows
-
-
-def step_leakage(
-    runs: Runs, workloads: dict[str, int], suite: SuiteConfig, table: Mapping[str, Any], tracing: bool = False
-) -> StepResult:
-    """FAIL on any leaked counter; a ``deferred`` difference the build's source explains (see
-    validate/deferred.py) is listed and does not fail; on a ``tracing`` build (b) is not made: PARTIAL."""
-    rule = _deferred.DeferredRule.from_table(table)
-    findings: list[Finding] = []
-    for w, loops in workloads.items():
-        try:
-            findings += [] if tracing else _outside_bracket(runs, w, suite, loops, table)
-        except RunFailed as exc:
-            findings.append({"workload": w, "check": "manual path", "counter": "-", "a": str(exc), "b": ""})
-        try:
-            findings += _automated_vs_manual(runs, w, suite, loops, rule)
-        except RunFailed as exc:
-            findings.append({"workload": w, "check": "automated path", "counter": "-", "a": str(exc), "b": ""})
-    adjusted = [f for f in findings if f["check"] == _deferred.KIND]
-    leaks = [f for f in findings if f["check"] != _deferred.KIND]
-    undetermined = rule.applied is None and any(rule.covers(f["counter"]) for f in leaks)
-    notes = ([_deferred.summary(adjusted)] if adjusted else []) + ([rule.describe()] if undetermined else [])
-    if leaks:
-        leaky = ", ".join(sorted({f["workload"] for f in leaks}))
-        summary = "; ".join([f"{len(leaks)} counter(s) leak in {leaky}", *notes])
-        return StepResult(Step.LEAKAGE, StepStatus.FAIL, summary, tuple(findings))
-    status, passed = _tier2.leak_verdict(len(workloads), tracing)
-    return StepResult(Step.LEAKAGE, status, "; ".join([passed, *notes]), tuple(findings))
+def _diff(a: Mapping[str, int], b: Mapping[str, int], suite: SuiteConfig, uses: Uses) -> tuple[list[Finding], int]:
+    """(alone, together) differences of every compared counter, and how many were equal; the counters a
+    leak-check rule leaves out go to ``uses``."""
+    rows, equal = [], 0
+    for n in sorted(set(a) | set(b)):
+        if not compared(n):
+            continue
+        if (skip := suite.leak_rule(n)) is not None:
+            uses.add(skip, Kind.IGNORE, n)
+        elif a.get(n, 0) == b.get(n, 0):
+            equal += 1
+        else:
+            rows.append({"counter": n, "alone": a.get(n, 0), "parallel": b.get(n, 0)})
+    return rows, equal
 
 
 def step_isolation(
@@ -230,26 +122,29 @@ def step_isolation(
     together: Mapping[str, PathRun | RunFailed],
     suite: SuiteConfig,
 ) -> StepResult:
-    """Each workload of ``plan`` run at once with the others counts exactly what it counts alone."""
-    findings: list[dict[str, Any]] = []
+    """Each workload of ``plan`` run at once with the others counts what it counts alone: every counter
+    equal but those a leak-check rule leaves out (named); runs that counted nothing are no pass."""
+    findings: list[Finding] = []
+    uses, equal = Uses(), 0
     for w in plan.workloads:
         a, b = alone[w], together[w]
         if isinstance(a, RunFailed) or isinstance(b, RunFailed):
             findings.append({"workload": w, "counter": "-", "alone": _failure(a), "parallel": _failure(b)})
             continue
-        findings += [
-            {"workload": w, "counter": n, "alone": x, "parallel": y}
-            for n, x, y in _diff(counters(a), counters(b), suite)
-        ]
-    n = len(plan.workloads)
-    return StepResult.judged(
-        Step.ISOLATION,
-        findings,
-        failed=f"{len(findings)} counter(s) differ between {plan.label} at once in {n} containers and each alone "
-        "(references run one at a time)",
-        passed=f"{plan.label} at once in {n} containers count exactly what each counts alone "
-        "(references run one at a time)",
-    )
+        ca, cb = counters(a), counters(b)
+        if not executed(ca) or not executed(cb):
+            findings.append({"workload": w, "counter": "-", "alone": executed(ca), "parallel": executed(cb)})
+            continue
+        rows, same = _diff(ca, cb, suite, uses)
+        findings, equal = findings + [{"workload": w, **r} for r in rows], equal + same
+    n, label = len(plan.workloads), plan.label
+    where = f"{label} at once in {n} containers"
+    if findings:
+        failed = f"{len(findings)} counter(s) differ between {where} and each alone (references run one at a time)"
+        return StepResult(Step.ISOLATION, StepStatus.FAIL, failed, tuple(findings), tuple(uses.to_list()))
+    what = "count exactly what each counts alone" if not uses else "count what each counts alone"
+    passed = f"{where} {what} (references run one at a time): {exactly_or(uses, equal)}"
+    return StepResult(Step.ISOLATION, StepStatus.PASS, passed, (), tuple(uses.to_list()))
 
 
 def _failure(run: PathRun | RunFailed) -> str:

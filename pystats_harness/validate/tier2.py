@@ -39,11 +39,15 @@ def traces(manifest: Mapping[str, Any]) -> bool:
     return str(manifest.get("configuration", "default")) in TRACING
 
 
-def leak_verdict(workloads: int, tracing: bool) -> tuple[StepStatus, str]:
-    """The leakage step's status and summary when nothing leaked."""
+def leak_verdict(workloads: int, tracing: bool, compared: str) -> tuple[StepStatus, str]:
+    """The leakage step's status and summary when nothing leaked (``compared``: what was compared, and
+    by which rules)."""
     if tracing:
-        return StepStatus.PARTIAL, f"no leakage in {workloads} workloads (automated == manual); {LEAK_NOTE}"
-    return StepStatus.PASS, f"no leakage in {workloads} workloads (automated == manual, nothing outside brackets)"
+        return StepStatus.PARTIAL, f"no leakage in {workloads} workloads (automated vs manual: {compared}); {LEAK_NOTE}"
+    return (
+        StepStatus.PASS,
+        f"no leakage in {workloads} workloads (automated vs manual, outside the brackets): {compared}",
+    )
 
 
 def uop_counts(text: str) -> dict[str, int]:

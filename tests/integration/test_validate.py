@@ -81,8 +81,12 @@ def test_baseline_records_manual_per_loop_stats(harness: Harness, tmp_path: Path
     assert out.returncode == 24 and "no baseline" in out.stderr and "invoke baseline" in out.stderr
     isolation = next(s for s in report["steps"] if s["step"] == "isolation")  # one workload chosen: a partner
     assert isolation["status"] == "pass" and isolation["summary"].startswith(
-        "nbody + richards (partner) at once in 2 containers count exactly what each counts alone"
+        "nbody + richards (partner) at once in 2 containers count"
     )
+    # the counters a rule left out are named with the rule; "exactly" only if there were none
+    used = [a["rule"] for a in isolation["allowances"]]
+    assert ("exactly" in isolation["summary"]) == (not used)
+    assert all(f"rule {rule}" in isolation["summary"] for rule in used)
 
 
 @needs_real_history

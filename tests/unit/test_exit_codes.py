@@ -65,6 +65,15 @@ def test_bisect_run_codes_follow_git_bisect_run() -> None:
     assert BisectRunCode.ABORT >= 128 and BisectRunCode.INTERRUPTED >= 128
 
 
+def test_the_allowances_table_of_the_docs_is_generated_from_the_registry() -> None:
+    path = ROOT / "docs" / "validate.md"
+    stale = tables.stale(path.read_text(), tables.tables_of(path))
+    assert stale == [], (
+        f"docs/validate.md's allowances table differs from the registry: run `{tables.PROG} --write {path}`"
+    )
+    assert "`leak_check.ignore[objects.*]`" in path.read_text() and "`variable.logging`" in path.read_text()
+
+
 def test_the_readme_tables_are_generated_from_the_code() -> None:
     stale = tables.stale((ROOT / "README.md").read_text())
     assert stale == [], (

@@ -101,7 +101,7 @@ def test_one_workload_is_isolated_beside_a_partner_against_references_run_one_at
     assert (step.status, step.summary) == (
         StepStatus.PASS,
         "nbody + richards (partner) at once in 2 containers count exactly what each counts alone "
-        "(references run one at a time)",
+        "(references run one at a time): 2 counters equal exactly",
     )
     assert report.metadata["isolation"] == {"at_once": ["nbody", "richards"], "partners": ["richards"]}
     alone, together = fake.calls[-4:-2], fake.calls[-2:]

@@ -24,16 +24,10 @@ from pystats_harness.suite import canary_source as S
 from pystats_harness.validate import baseline
 from pystats_harness.validate.deferred import DeferredRule
 from pystats_harness.validate.isolation import IsolationPlan, plan_isolation
+from pystats_harness.validate.leakage import automated_net, fixed_part, manual_net, step_leakage
 from pystats_harness.validate.report import Step, StepResult, StepStatus, ValidationReport, to_markdown
-from pystats_harness.validate.steps import (
-    Runs,
-    automated_net,
-    fixed_part,
-    manual_net,
-    step_baselines,
-    step_isolation,
-    step_leakage,
-)
+from pystats_harness.validate.runs import Runs
+from pystats_harness.validate.steps import step_baselines, step_isolation
 from tests.support.ceval_excerpts import MISS_STATS_DEC, MISS_STATS_NO_DEC
 
 W = "nbody"
@@ -108,9 +102,30 @@ def test_isolation_identical_counters_pass(suite: SuiteConfig) -> None:
     result = step_isolation(PLAN, alone, together, suite)
     assert (result.step, result.status, result.findings) == (Step.ISOLATION, StepStatus.PASS, ())
     assert result.summary == (
-        f"{W} + {PARTNER} (partner) at once in 2 containers count exactly what each counts alone "
-        "(references run one at a time)"
+        f"{W} + {PARTNER} (partner) at once in 2 containers count what each counts alone "
+        "(references run one at a time): 4 counters equal; "
+        "1 counter(s) not compared (rule leak_check.ignore[objects.*]: objects.allocations)"
     )
+    assert result.allowances == (
+        {"rule": "leak_check.ignore[objects.*]", "kind": "not compared", "counters": [ALLOC], "largest": None},
+    )
+
+
+def test_exactly_only_where_no_rule_was_used(suite: SuiteConfig) -> None:
+    counters = {LF: 120, OP: 40}
+    alone = {w: run(w, MANUAL, counters) for w in PLAN.workloads}
+    result = step_isolation(PLAN, alone, dict(alone), suite)
+    assert result.summary.endswith(
+        "count exactly what each counts alone (references run one at a time): 4 counters equal exactly"
+    )
+    assert result.allowances == ()
+
+
+def test_isolation_of_runs_that_counted_nothing_is_no_pass(suite: SuiteConfig) -> None:
+    empty = {w: run(w, MANUAL, {ALLOC: 3}) for w in PLAN.workloads}
+    result = step_isolation(PLAN, empty, dict(empty), suite)
+    assert result.status is StepStatus.FAIL
+    assert [(f["workload"], f["alone"], f["parallel"]) for f in result.findings] == [(W, 0, 0), (PARTNER, 0, 0)]
 
 
 def test_isolation_differing_counters_are_named_with_both_values(suite: SuiteConfig) -> None:
@@ -181,7 +196,21 @@ def test_leakage_automated_per_process_equal_to_manual_passes(suite: SuiteConfig
     assert auto.per_unit(ALLOC) == 900 + Fraction(333, suite.processes)
     result = step_leakage(runs, {W: LOOPS}, suite, table)
     assert (result.step, result.status, result.findings) == (Step.LEAKAGE, StepStatus.PASS, ())
-    assert result.summary.startswith("no leakage in 1 workloads")
+    assert result.summary == (
+        "no leakage in 1 workloads (automated vs manual, outside the brackets): 2 counters equal; "
+        "1 counter(s) not compared (rule leak_check.ignore[objects.*]: objects.allocations); "
+        "fixed part within 0 of the 64 allowed (rule leak_check.fixed_part_slack)"
+    )
+    assert [a["rule"] for a in result.allowances] == ["leak_check.ignore[objects.*]"]
+
+
+def test_leakage_of_runs_that_counted_nothing_is_no_pass(suite: SuiteConfig, table: dict[str, Any]) -> None:
+    runs = leakage_runs(suite, {ALLOC: 5})
+    runs.results[(MANUAL, W, LOOPS)] = run(W, MANUAL, {ALLOC: 2})
+    result = step_leakage(runs, {W: LOOPS}, suite, table)
+    assert result.status is StepStatus.FAIL
+    empty = [f for f in result.findings if f["a"] == "its runs dumped no counted instruction"]
+    assert [f["check"] for f in empty] == ["automated path", "manual path"]
 
 
 def test_leakage_of_one_counter_is_found(suite: SuiteConfig, table: dict[str, Any]) -> None:

@@ -59,9 +59,10 @@ def test_untraced_mismatch_stays_a_failure_and_exact_stays_exact() -> None:
 
 
 def test_leak_verdict_is_partial_with_the_reason_when_tracing() -> None:
-    status, text = tier2.leak_verdict(9, True)
+    status, text = tier2.leak_verdict(9, True, "12 counters equal exactly")
     assert status is StepStatus.PARTIAL and "outside-the-bracket check (b) not made" in text
-    assert tier2.leak_verdict(9, False)[0] is StepStatus.PASS
+    assert text.startswith("no leakage in 9 workloads (automated vs manual: 12 counters equal exactly); ")
+    assert tier2.leak_verdict(9, False, "12 counters equal exactly")[0] is StepStatus.PASS
 
 
 LOOP = {"offset": 74, "uops": ["_LOAD_FAST", "_LOAD_FAST", "_LOAD_FAST", "_JUMP_TO_TOP"]}
