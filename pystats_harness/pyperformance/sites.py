@@ -109,7 +109,8 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
     if wheelhouse.requirements(benchmark_dir) is None:
         return _empty_site(ctx)
     python_version = str(entry.manifest()["python"]["version"])
-    plan = wheelhouse.plan(python_version, benchmark_dir)
+    free_threaded = entry.manifest().get("configuration") == "freethreading"  # --disable-gil: ABI cp3Nt
+    plan = wheelhouse.plan(python_version, benchmark_dir, free_threaded)
     if isinstance(plan, Unavailable):
         return SiteSkipped(plan.package, plan.reason)
     final = ctx.settings.paths.sites / entry.key / f"{benchmark_dir}-{plan.digest()}-{SITE_RECIPE}"

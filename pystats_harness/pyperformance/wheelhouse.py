@@ -118,7 +118,9 @@ def fetch_command(wheelhouse_dir: Path, python: str) -> str:
 
 
 def choose(files: PackageFiles, development: bool) -> Choice | Unavailable:
-    """Pure: the file that serves ``files`` on an interpreter, or why none does."""
+    """Pure: the file that serves ``files`` on an interpreter, or why none does (``development``: the
+    interpreter's C ABI is not its release's -- a development version, or a free-threaded build, whose
+    ``cp313t`` ABI no ``cp313`` wheel serves -- so a compiled package is built from its sdist)."""
     if files.wheel and (files.kind is Kind.PURE or (files.kind is Kind.COMPILED and not development)):
         return Choice(files.name, files.version, files.wheel, Source.WHEEL)
     if files.pure_wheel and development:
@@ -128,7 +130,7 @@ def choose(files: PackageFiles, development: bool) -> Choice | Unavailable:
     if files.sdist:
         return Choice(files.name, files.version, files.sdist, Source.SDIST)
     if files.kind is Kind.COMPILED:
-        why = "compiled; its release wheels may not match a development interpreter's C ABI and there is no sdist"
+        why = "compiled; its release wheels may not match a development or free-threaded interpreter's C ABI and there is no sdist"
     else:
         why = "no wheel for this Python version and no sdist"
     return Unavailable(files.name, f"{why}: {files.sdist_note}" if files.sdist_note else why)
@@ -188,8 +190,9 @@ class Wheelhouse:
         pins = tuple(line.strip() for line in text.splitlines() if line.strip())
         return Lock(benchmark, python, pins, hashlib.sha256(text.encode()).hexdigest())
 
-    def plan(self, python_version: str, benchmark: str) -> SitePlan | Unavailable:
-        """Pure but for reading the index and checking that the chosen files exist."""
+    def plan(self, python_version: str, benchmark: str, free_threaded: bool = False) -> SitePlan | Unavailable:
+        """Pure but for reading the index and checking that the chosen files exist (``free_threaded``: the
+        interpreter's ABI is ``cp3Nt``: compiled packages come from their sdists, as for a development one)."""
         python = short_version(python_version)
         lock = self.lock(python, benchmark)
         packages = self.index["versions"][python].get("packages", {})
@@ -197,7 +200,7 @@ class Wheelhouse:
         for pin in lock.pins:
             if pin not in packages:
                 raise self.missing(pin, python, benchmark)
-            choice = choose(PackageFiles.from_dict(packages[pin]), is_development(python_version))
+            choice = choose(PackageFiles.from_dict(packages[pin]), free_threaded or is_development(python_version))
             if isinstance(choice, Unavailable):
                 return choice
             self._file(choice.file, pin, python, benchmark)

@@ -147,6 +147,9 @@ def test_plan_reads_the_lock_and_chooses_per_interpreter(tmp_path: Path) -> None
     assert [c.source for c in final.choices] == [Source.WHEEL]
     assert [c.source for c in development.choices] == [Source.SDIST]
     assert final.digest() != development.digest()
+    # a free-threaded build of the release (ABI cp313t): no cp313 wheel serves it, the sdist is built
+    free_threaded = wheelhouse.plan("3.13.5", "bm_yaml", free_threaded=True)
+    assert not isinstance(free_threaded, Unavailable) and [c.source for c in free_threaded.choices] == [Source.SDIST]
     assert wheelhouse.plan("3.13.0a1+", "bm_fastapi") == Unavailable("pydantic-core", choose(
         PackageFiles.from_dict(PACKAGES["pydantic-core==2.50.5"]), development=True).reason)  # type: ignore[union-attr]  # fmt: skip
     assert wheelhouse.requirements("bm_yaml") == ("pyyaml==6.0.1",)
