@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from pystats_harness.validate import deferred
 from tests.support.invoke_runner import run_invoke
 
-STEPS = ("fingerprint", "canaries", "leakage", "isolation", "baselines")
+STEPS = ("fingerprint", "canaries", "threads", "leakage", "isolation", "baselines")
 
 # (revision, why it is in the sample); first-parent commits of main, chosen with
 # `git log -1 --first-parent --before=DATE main` every ~2 months, plus the three release tags. Order: the

@@ -159,7 +159,7 @@ def validate_task(
     require_baseline: bool = False,
     strict: bool = False,
 ) -> None:
-    """Prove the stats of a build are reliable: fingerprint, canaries, leakage, isolation, baselines."""
+    """Prove the stats of a build are reliable: fingerprint, canaries, threads, leakage, isolation, baselines."""
     ctx = settings_of(c)
     name = configuration(ctx, config)
     report = run_validate(ctx, rev, patches, name, workloads=workloads, jobs=int(jobs), out=out, strict=strict)

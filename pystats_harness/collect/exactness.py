@@ -20,7 +20,7 @@ Counters = Mapping[str, int]
 
 class Status(enum.StrEnum):
     PASS = "pass"  # ran and held exactly (or within configs/suite.toml's tolerances for its kinds)
-    APPROXIMATE = "approximate"  # ran and held within the benchmark's declared allowance
+    APPROXIMATE = "approximate"  # ran and held within the benchmark's declared allowance or the machinery bound
     FAIL = "fail"
     NOT_CHECKED = "not checked"  # could not run; the detail says why
 

@@ -32,8 +32,11 @@ _STYLE = {
 _MARK = {Status.PASS: "✓", Status.APPROXIMATE: "≈", Status.FAIL: "✗", Status.NOT_CHECKED: "?"}
 #: What each verdict means, said once in the headline's legend and trust.md.
 MEANING = {
-    Verdict.TRUSTED: "every check ran and held exactly",
-    Verdict.APPROXIMATE: "every check ran and held, some counters within the benchmark's declared allowance",
+    Verdict.TRUSTED: "every check ran and held, exactly but for the suite's named rules (each check's detail lists them)",
+    Verdict.APPROXIMATE: (
+        "every check ran and held, some counters within the benchmark's declared allowance or within the bracket "
+        "machinery's own size (the detail names which)"
+    ),
     Verdict.PARTIAL: "what ran held, but a check could not run (named, with why)",
     Verdict.UNRELIABLE: "the stats measure a wrapper, not the benchmark",
     Verdict.LOSSY: "it ran threads, and this build's counters lose updates under threads (its threaded canary)",

@@ -41,8 +41,8 @@ class Check(enum.StrEnum):
 
 
 class Verdict(enum.StrEnum):
-    TRUSTED = "trusted"  # every check ran and held exactly
-    APPROXIMATE = "approximate"  # every check ran and held, some within the benchmark's declared allowance
+    TRUSTED = "trusted"  # every check ran and held (exactly but for the named rules)
+    APPROXIMATE = "approximate"  # held, some within a declared allowance or the machinery bound (named)
     PARTIAL = "partial"  # what ran held, but a check could not run (named, with why)
     UNRELIABLE = "unreliable"  # ran, but what the stats measure is not the benchmark
     LOSSY = "lossy"  # ran threads on a build whose counters lose updates under threads (collect/threads.py)

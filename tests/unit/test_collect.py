@@ -262,7 +262,7 @@ def test_report_and_exit_codes(data_dir: Path) -> None:
         {"pyperformance": "1.14.0", "revision": "v3.13.5", "sha": "ab" * 20, "python_version": "3.13.5"},
     )
     assert "1 of 2 benchmarks ran (1 benchmark directories): 1 trusted, 1 skipped" in text
-    assert "trusted: every check ran and held exactly" in text
+    assert "trusted: every check ran and held, exactly but for the suite's named rules" in text
     assert "| `pickle` | skipped |" in text
     assert report.exit_error([good, skipped]) is None
     untrusted = one.Outcome("go", "bm_go", trust.Verdict.UNTRUSTED)
