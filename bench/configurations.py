@@ -77,10 +77,10 @@ def cell(ctx: Context, rev: str, config: str, *, build: bool, under_threads: boo
     m = entry.manifest()
     seconds = m.get("seconds", {})
     ccache = m.get("ccache", {})
-    held = f"; {held_under_threads(ctx, entry)}" if under_threads else ""
     return {
         **row,
-        "outcome": f"built + {_fingerprint(m)}{held}",
+        "outcome": f"built + {_fingerprint(m)}",
+        "threads": held_under_threads(ctx, entry) if under_threads else "",
         "seconds": f"{sum(seconds.get(p, 0) for p in PHASES):.0f}",
         "size": f"{disk_mb(entry.path):.0f}",
         "ccache": f"{ccache.get('hits', '?')}/{ccache.get('misses', '?')}",
@@ -106,7 +106,10 @@ def to_matrix(rows: list[dict[str, Any]]) -> str:
     for config in dict.fromkeys(r["config"] for r in rows):
         cells = {r["rev"]: r for r in rows if r["config"] == config}
         text = [
-            (f"{c['outcome']} ({c['form']})" if c["form"] else c["outcome"]).replace("|", "\\|")
+            (
+                (f"{c['outcome']} ({c['form']})" if c["form"] else c["outcome"])
+                + (f"; {c['threads']}" if c.get("threads") else "")
+            ).replace("|", "\\|")
             for c in (cells[rev] for rev in revs)
         ]
         lines.append(f"| `{config}` | " + " | ".join(text) + " |")
@@ -127,7 +130,7 @@ def main() -> None:
     for config in args.configs.split(","):
         for rev in args.revs.split(","):
             rows.append(cell(ctx, rev, config, build=not args.plan_only, under_threads=args.threads))
-            print(f"{config} @ {rev}: {rows[-1]['outcome']}", file=sys.stderr, flush=True)
+            print(f"{config} @ {rev}: {rows[-1]['outcome']} {rows[-1].get('threads', '')}", file=sys.stderr, flush=True)
     print(to_matrix(rows) if args.matrix else to_markdown(rows))
 
 
