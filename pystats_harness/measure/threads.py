@@ -90,12 +90,9 @@ class ThreadVerdict:
         p = self.plan
         if self.cannot:
             return self.cannot
-        ts = "/".join(str(t) for t in p.thread_counts)
         if self.exact:
-            return (
-                f"threaded canary {p.kernel} exact with {ts} threads, {p.repeats} runs each (families: "
-                f"2N - N == T x N x dis; pairs by family and calls: T x one thread's); {NOT_COMPARED}"
-            )
+            exact = self.plain().replace(" with ", " exact with ", 1)
+            return f"{exact} (families: 2N - N == T x N x dis; pairs by family and calls: T x one thread's); {NOT_COMPARED}"
         worst = self.worst()
         if worst is not None and worst.share != 1:
             return (
