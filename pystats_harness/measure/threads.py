@@ -192,7 +192,23 @@ def judge(
                 one_thread = linear
             elif one_thread is not None:
                 mismatches += _not_linear(linear, one_thread, t, r)
-    return ThreadVerdict(plan, tuple(mismatches), tuple(counted))
+    return _one_thread_holds(ThreadVerdict(plan, tuple(mismatches), tuple(counted)))
+
+
+def _one_thread_holds(verdict: ThreadVerdict) -> ThreadVerdict:
+    """One thread alone must be exact: neither a lost update (two threads counting at once) nor a wrong
+    merge (one thread's value kept) changes its counts. Where it is not, the canary's expectation does
+    not hold on this revision, and nothing is judged of threads (the counts stay in the record)."""
+    alone = [c for c in verdict.counted if c.threads == 1 and c.share != 1]
+    if not alone and not any(m["threads"] == 1 for m in verdict.mismatches):
+        return verdict
+    why = (
+        f"{alone[0].family} counted {float(alone[0].share):.1%} with 1 thread in run {alone[0].repeat + 1}"
+        if alone
+        else "a count of one thread is not exact"
+    )
+    cannot = f"threaded canary not judged: one thread alone is not exact ({why}): its expectation does not hold here"
+    return ThreadVerdict(verdict.plan, verdict.mismatches, verdict.counted, cannot)
 
 
 def _not_linear(linear: Mapping[str, int], one: Mapping[str, int], t: int, r: int) -> list[dict[str, Any]]:

@@ -141,3 +141,14 @@ def test_validate_passes_the_default_build_and_lists_nothing_in_the_terminal() -
     report = _report("3.13.5-default")
     assert report.error() is None and report.steps[0].status is StepStatus.PASS
     assert len(to_rich(report).renderables) == 1  # the step table only: exact shares are in JSON/Markdown
+
+
+def test_one_thread_that_is_not_exact_leaves_threads_unjudged_with_the_reason(tmp_path: Path) -> None:
+    """Neither a lost update nor a wrong merge changes one thread's counts: where one thread alone is not
+    exact (seen once at 326ae71f1d), the canary's expectation does not hold there, so nothing is judged."""
+    files, table = _load("3.13.5-default", tmp_path / "d")
+    _bump(files[(1, 40000, 1)], "FOR_ITER_RANGE", -500)
+    verdict = threads.judge(files, PLAN, table, None)
+    assert not verdict.exact and verdict.cannot.startswith("threaded canary not judged: one thread alone is not exact")
+    assert "FOR_ITER counted 98.8% with 1 thread in run 2" in verdict.cannot  # (40,000 - 500) / 40,000
+    assert validate_threads.judged(verdict).status is StepStatus.PARTIAL
