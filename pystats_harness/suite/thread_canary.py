@@ -108,15 +108,18 @@ def _joiner():
 def _sentinel_then(function, box, ready):
     import _thread
 
-    box.append(_thread._set_sentinel())
+    sentinel = _thread._set_sentinel()  # released when this thread's state is deleted ...
+    sentinel.acquire()  # ... so the thread holds it (as threading does): the join waits for that
+    box.append(sentinel)
     ready.release()
     function()
 
 
-def _exiting(gate, kernel, k):
+def _exiting(gate, kernel, k, finished):
     gate.acquire()  # every thread waits here until all are started, then they run at once
     gate.release()
     kernel(k)
+    finished.append(1)  # what the main thread checks after its joins: each thread had finished
 
 
 def _alive(gate, kernel, k, done, hold):
@@ -139,7 +142,7 @@ def _warm_up(kernel, start):
         done, hold = _thread.allocate_lock(), _thread.allocate_lock()
         done.acquire()
         _alive(gate, kernel, WARM_UP_K, done, hold)
-        start(functools.partial(_exiting, gate, kernel, WARM_UP_K))()
+        start(functools.partial(_exiting, gate, kernel, WARM_UP_K, []))()
 
 
 def one(kernel_name, threads, k):
@@ -159,7 +162,8 @@ def one(kernel_name, threads, k):
     done = [_thread.allocate_lock() for _ in range(threads // 2)]
     for lock in done:
         lock.acquire()
-    exiting = [functools.partial(_exiting, gate, kernel, k) for _ in range(threads - len(done))]
+    finished = []
+    exiting = [functools.partial(_exiting, gate, kernel, k, finished) for _ in range(threads - len(done))]
     alive = [(_alive, (gate, kernel, k, lock, hold)) for lock in done]
     sleep = time.sleep
     _warm_up(kernel, start)
@@ -173,8 +177,11 @@ def one(kernel_name, threads, k):
         join()
     for lock in done:
         lock.acquire()
+    joined = len(finished)
     sleep(SETTLE)
     off()
+    if joined != len(exiting):  # a join returned before its thread finished: the bracket ended too early
+        return {"cannot_run": "%d of %d joined threads were still running (%s)" % (len(exiting) - joined, len(exiting), how)}
     return {"threads": threads, "k": k, "exited": len(exiting), "alive": len(alive), "join": how}
 
 

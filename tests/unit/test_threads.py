@@ -152,3 +152,19 @@ def test_one_thread_that_is_not_exact_leaves_threads_unjudged_with_the_reason(tm
     assert not verdict.exact and verdict.cannot.startswith("threaded canary not judged: one thread alone is not exact")
     assert "FOR_ITER counted 98.8% with 1 thread in run 2" in verdict.cannot  # (40,000 - 500) / 40,000
     assert validate_threads.judged(verdict).status is StepStatus.PARTIAL
+
+
+def test_the_joins_wait_for_every_thread_to_finish() -> None:
+    """In this interpreter (no stats switch: the bracket is a no-op) the main thread's joins return only
+    once each thread has finished its kernel; a join that returned early (the sentinel lock not held by
+    its thread, as up to 3.12 threading holds it) is reported as cannot_run, not counted short."""
+    for threads in (1, 4):  # one thread: no alive thread's done lock to wait on besides the join
+        done = thread_canary.one("calls", threads, 20000)
+        assert done == {
+            "threads": threads,
+            "k": 20000,
+            "exited": (threads + 1) // 2,
+            "alive": threads // 2,
+            "join": done["join"],
+        }
+        assert done["join"] in ("start_joinable_thread", "_set_sentinel")
