@@ -181,7 +181,9 @@ def one(kernel_name, threads, k):
     sleep(SETTLE)
     off()
     if joined != len(exiting):  # a join returned before its thread finished: the bracket ended too early
-        return {"cannot_run": "%d of %d joined threads were still running (%s)" % (len(exiting) - joined, len(exiting), how)}
+        return {
+            "cannot_run": "%d of %d joined threads were still running (%s)" % (len(exiting) - joined, len(exiting), how)
+        }
     return {"threads": threads, "k": k, "exited": len(exiting), "alive": len(alive), "join": how}
 
 

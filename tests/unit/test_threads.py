@@ -158,13 +158,13 @@ def test_the_joins_wait_for_every_thread_to_finish() -> None:
     """In this interpreter (no stats switch: the bracket is a no-op) the main thread's joins return only
     once each thread has finished its kernel; a join that returned early (the sentinel lock not held by
     its thread, as up to 3.12 threading holds it) is reported as cannot_run, not counted short."""
-    for threads in (1, 4):  # one thread: no alive thread's done lock to wait on besides the join
-        done = thread_canary.one("calls", threads, 20000)
+    for count in (1, 4):  # one thread: no alive thread's done lock to wait on besides the join
+        done = thread_canary.one("calls", count, 20000)
         assert done == {
-            "threads": threads,
+            "threads": count,
             "k": 20000,
-            "exited": (threads + 1) // 2,
-            "alive": threads // 2,
+            "exited": (count + 1) // 2,
+            "alive": count // 2,
             "join": done["join"],
         }
         assert done["join"] in ("start_joinable_thread", "_set_sentinel")
