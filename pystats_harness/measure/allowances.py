@@ -124,10 +124,10 @@ class Use:
     rule: str
     kind: Kind
     counters: list[str] = field(default_factory=list)
-    largest: tuple[str, int, int] | None = None  # (counter, a, b); None for a rule that skips
-    values: dict[str, tuple[int, int]] = field(default_factory=dict)  # counter -> (a, b), the last seen
+    largest: tuple[str, float, float] | None = None  # (counter, a, b); None for a rule that skips
+    values: dict[str, tuple[float, float]] = field(default_factory=dict)  # counter -> (a, b), the last seen
 
-    def add(self, counter: str, a: int = 0, b: int = 0) -> None:
+    def add(self, counter: str, a: float = 0, b: float = 0) -> None:
         if counter not in self.counters:  # one name once, however many workloads it was left out of
             self.counters.append(counter)
         self.values[counter] = (a, b)
@@ -143,10 +143,15 @@ class Use:
             return f"{n} counter(s) not compared (rule {self.rule}: {shown})"
         assert self.largest is not None
         name, a, b = self.largest
-        return f"{n} counter(s) within rule {self.rule} (largest: {name} {a:,} vs {b:,})"
+        return f"{n} counter(s) within rule {self.rule} (largest: {name} {_number(a)} vs {_number(b)})"
 
     def to_dict(self) -> dict[str, object]:
         return {"rule": self.rule, "kind": self.kind.value, "counters": list(self.counters), "largest": self.largest}
+
+
+def _number(x: float) -> str:
+    """A count with thousands separators; a per-loop value to four significant digits."""
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.4g}"
 
 
 class Uses:
@@ -155,7 +160,7 @@ class Uses:
     def __init__(self) -> None:
         self.by_rule: dict[str, Use] = {}
 
-    def add(self, rule: str, kind: Kind, counter: str, a: int = 0, b: int = 0) -> None:
+    def add(self, rule: str, kind: Kind, counter: str, a: float = 0, b: float = 0) -> None:
         self.by_rule.setdefault(rule, Use(rule, kind)).add(counter, a, b)
 
     def __bool__(self) -> bool:

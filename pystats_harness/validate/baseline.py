@@ -19,6 +19,7 @@ from pystats_harness import __version__
 from pystats_harness.builder.configurations import DEFAULT
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import write_json_atomic
+from pystats_harness.measure.allowances import Kind, Uses
 from pystats_harness.measure.suiteconfig import SuiteConfig, Tolerance, compared
 from pystats_harness.resources import BASELINES_DIR
 from pystats_harness.stats.exact import display, net
@@ -115,6 +116,23 @@ def _compared(
             if tol.minus:
                 b, v = b - Fraction(base.get(tol.minus, 0)), v - Fraction(new.get(tol.minus, 0))
             yield name, tol, b, v if places is None else round(v, places)
+
+
+def uses(
+    base: Mapping[str, Fraction], new: Mapping[str, Fraction], suite: SuiteConfig, into: Uses, places: int | None = None
+) -> int:
+    """The rules of the registry a comparison with the baseline used, added to ``into`` (per-loop values
+    shown as floats); returns how many compared counters were equal."""
+    equal = 0
+    for name, tol, b, v in _compared(base, new, suite, places):
+        rule = suite.rule_for(name)[0]
+        if tol.ignore:
+            into.add(rule, Kind.IGNORE, name, float(b), float(v))
+        elif b == v:
+            equal += 1
+        elif tol.allows(b, v):
+            into.add(rule, Kind.MINUS if tol.minus else Kind.TOLERANCE, name, float(b), float(v))
+    return equal
 
 
 def deviations(

@@ -155,7 +155,7 @@ def step_baselines(
     runs: Runs, workloads: dict[str, int], suite: SuiteConfig, version: str, root: Path, configuration: str = "default"
 ) -> tuple[StepResult, dict[str, _baseline.AllowanceUse]]:
     findings: list[dict[str, Any]] = []
-    missing, deviation = [], {}
+    missing, deviation, uses, equal = [], {}, Uses(), 0
     for w, loops in workloads.items():
         doc = _baseline.load(version, w, root, configuration)
         if doc is None:
@@ -169,6 +169,7 @@ def step_baselines(
         per_loop = {n: Fraction(v, auto.units * loops * suite.values) for n, v in auto.counts.items()}
         base, places = _baseline.per_loop(doc)
         deviation[w] = _baseline.worst_use(base, per_loop, suite, places)
+        equal += _baseline.uses(base, per_loop, suite, uses, places)
         findings += [
             {
                 "workload": w,
@@ -191,5 +192,8 @@ def step_baselines(
             "(skipped; record one with invoke baseline)",
         )
     else:
-        status, summary = StepStatus.PASS, f"{len(workloads)} workloads match their baselines within tolerance"
-    return StepResult(Step.BASELINES, status, summary, tuple(findings)), deviation
+        status, summary = (
+            StepStatus.PASS,
+            f"{len(workloads)} workloads match their baselines: {exactly_or(uses, equal)}",
+        )
+    return StepResult(Step.BASELINES, status, summary, tuple(findings), tuple(uses.to_list())), deviation

@@ -320,8 +320,19 @@ def test_baselines_within_tolerance_pass(tmp_path: Path, suite: SuiteConfig, sha
     record(suite, "3.13.5", {**PER_LOOP, "family.LOAD_FAST.execution_count": 1.0}, tmp_path)
     result, deviation = step_baselines(baseline_runs(suite, PER_LOOP), {W: LOOPS}, suite, "3.13.5", tmp_path)
     assert (result.step, result.status, result.findings) == (Step.BASELINES, StepStatus.PASS, ())
-    assert result.summary == "1 workloads match their baselines within tolerance"
+    assert result.summary == "1 workloads match their baselines: 3 counters equal exactly"
     assert deviation == {W: baseline.AllowanceUse(None, 0.0, 0.0, compared=3)}  # nothing differs: exact (0 of 0)
+
+
+def test_baselines_name_the_rule_an_object_counter_used(tmp_path: Path, suite: SuiteConfig) -> None:
+    record(suite, "3.13.5", PER_LOOP, tmp_path)
+    result, _ = step_baselines(baseline_runs(suite, {**PER_LOOP, ALLOC: 105.0}), {W: LOOPS}, suite, "3.13.5", tmp_path)
+    assert result.status is StepStatus.PASS and "exactly" not in result.summary
+    assert result.summary == (
+        "1 workloads match their baselines: 2 counters equal; "
+        "1 counter(s) within rule tolerances.object (largest: objects.allocations 100 vs 105)"
+    )
+    assert [a["rule"] for a in result.allowances] == ["tolerances.object"]
 
 
 def test_baselines_exact_counter_off_by_one_fails(tmp_path: Path, suite: SuiteConfig) -> None:
