@@ -150,8 +150,8 @@ class Use:
 
 
 def _number(x: float) -> str:
-    """A count with thousands separators; a per-loop value to four significant digits."""
-    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.4g}"
+    """A count with thousands separators; a per-loop value to two decimals."""
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.2f}"
 
 
 class Uses:
