@@ -75,11 +75,6 @@ def load_declared(path: Path = COLLECT_TOML) -> dict[str, Allowance]:
     return declared
 
 
-def executed(counters: Counters) -> int:
-    """Instructions executed: the sum of every opcode's execution count."""
-    return sum(v for k, v in counters.items() if k.startswith("opcode.") and k.endswith(".execution_count"))
-
-
 @dataclass(frozen=True)
 class Difference:
     counter: str

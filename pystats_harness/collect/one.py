@@ -27,6 +27,7 @@ from pystats_harness.pyperformance.benchmarks import Benchmark
 from pystats_harness.pyperformance.runs import BenchmarkRunFailed, Place
 from pystats_harness.stats import summary
 from pystats_harness.stats.collection import Collection, per_loop, save
+from pystats_harness.stats.exact import executed
 from pystats_harness.stats.summarize_json import summarize_json, write_summarize_json
 
 Phase = Callable[[str], None]
@@ -138,7 +139,7 @@ def _leakage(
     _write_net(entry, bench, measured, (null_auto, pyperf_code), manual.shapes, loops, options.processes, out / "net")
     by_hand = overhead.scaled(overhead.counters(entry, overhead.keep(manual.dumps, out / "manual")), options.processes)
     predicted = overhead.add(by_hand, overhead.subtract(pyperf_code, runner_code))
-    machinery = exactness.executed(pyperf_code) + exactness.executed(runner_code)
+    machinery = executed(pyperf_code) + executed(runner_code)
     return trust.LeakCounts(measured.total, predicted, options.processes, machinery), "", uses
 
 

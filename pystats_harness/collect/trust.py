@@ -27,8 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pystats_harness.collect.exactness import Counters, Difference, Judgement, Rules, Status, executed, judge
+from pystats_harness.collect.exactness import Counters, Difference, Judgement, Rules, Status, judge
 from pystats_harness.pyperformance.benchmarks import Benchmark, Timing
+from pystats_harness.stats.exact import executed
 
 
 class Check(enum.StrEnum):

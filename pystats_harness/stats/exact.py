@@ -29,6 +29,11 @@ def as_counts(counters: Mapping[str, int | float], where: str) -> dict[str, int]
     return dict(counters)  # type: ignore[arg-type]
 
 
+def executed(counters: Mapping[str, int]) -> int:
+    """Instructions executed: the sum of every opcode's execution count."""
+    return sum(v for k, v in counters.items() if k.startswith("opcode.") and k.endswith(".execution_count"))
+
+
 def net(work: Mapping[str, int], null: Mapping[str, int]) -> dict[str, int]:
     """``work - null`` for every counter of either (missing counts as 0)."""
     return {n: work.get(n, 0) - null.get(n, 0) for n in set(work) | set(null)}

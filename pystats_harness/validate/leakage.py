@@ -17,12 +17,12 @@ from pystats_harness.errors import RunFailed
 from pystats_harness.measure.allowances import Kind, Uses, exactly_or
 from pystats_harness.measure.runs import PathRun, RunPath
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
-from pystats_harness.stats.exact import Difference, Rate, display, excess, net
+from pystats_harness.stats.exact import Difference, Rate, display, excess, executed, net
 from pystats_harness.suite import canaries as _canaries
 from pystats_harness.validate import deferred as _deferred
 from pystats_harness.validate import tier2 as _tier2
 from pystats_harness.validate.report import Step, StepResult, StepStatus
-from pystats_harness.validate.runs import Finding, Runs, counters, executed
+from pystats_harness.validate.runs import Finding, Runs, counters
 
 
 def fixed_part(run_n: PathRun, run_2n: PathRun, table: Mapping[str, Any]) -> dict[str, int]:

@@ -28,8 +28,3 @@ class Runs:
 def counters(run: PathRun) -> dict[str, int]:
     """The run's counts, exact (a per-loop collection here is an error, not a float)."""
     return as_counts(run.collection.counters, f"{run.path} run of {run.workload}")
-
-
-def executed(counts: dict[str, int]) -> int:
-    """Instructions counted: the sum of every opcode's execution count."""
-    return sum(v for k, v in counts.items() if k.startswith("opcode.") and k.endswith(".execution_count"))

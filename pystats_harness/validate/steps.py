@@ -23,7 +23,7 @@ from pystats_harness.infra.context import Context
 from pystats_harness.measure.allowances import Kind, Uses, exactly_or
 from pystats_harness.measure.runs import PathRun, run_canary
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
-from pystats_harness.stats.exact import display
+from pystats_harness.stats.exact import display, executed
 from pystats_harness.suite import canaries as _canaries
 from pystats_harness.suite import canary_trace as _trace
 from pystats_harness.validate import baseline as _baseline
@@ -31,7 +31,7 @@ from pystats_harness.validate import tier2 as _tier2
 from pystats_harness.validate.isolation import IsolationPlan
 from pystats_harness.validate.leakage import automated_net
 from pystats_harness.validate.report import Step, StepResult, StepStatus
-from pystats_harness.validate.runs import Finding, Runs, counters, executed
+from pystats_harness.validate.runs import Finding, Runs, counters
 
 
 def step_fingerprint(ctx: Context, entry: CacheEntry) -> StepResult:
