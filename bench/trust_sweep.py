@@ -38,7 +38,7 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pystats_harness.validate import deferred
+from pystats_harness.measure import deferred
 from tests.support.invoke_runner import run_invoke
 
 STEPS = ("fingerprint", "canaries", "threads", "leakage", "isolation", "baselines")

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pystats_harness.collect.exactness import load_declared
+from pystats_harness.collect.exactness import load_declared, load_machinery
 from pystats_harness.config import SETTINGS, Setting
 from pystats_harness.exit_codes import ExitCode
 from pystats_harness.measure import allowances
@@ -52,7 +52,7 @@ def settings_table() -> str:
 
 def allowances_table() -> str:
     """Every rule that lets a difference through or leaves a counter out, from the one registry."""
-    return allowances.table(allowances.registry(load_suite(), load_declared()))
+    return allowances.table(allowances.registry(load_suite(), load_declared(), load_machinery()))
 
 
 TABLES: dict[str, Callable[[], str]] = {

@@ -33,6 +33,7 @@ from pystats_harness.errors import ConfigError, HarnessError, Interrupted
 from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_text_atomic
+from pystats_harness.measure.deferred import DeferredRule
 from pystats_harness.measure.suiteconfig import SuiteConfig
 from pystats_harness.pyperformance import runs
 from pystats_harness.pyperformance.benchmarks import Benchmark, Suite
@@ -87,7 +88,7 @@ def _one(
     suite: SuiteConfig,
     phase: Callable[[str], None],
     nulls: Callable[[runs.Place], overhead.NullRuns],
-    declared: Mapping[str, exactness.Allowance],
+    judging: tuple[Mapping[str, exactness.Allowance], DeferredRule, Mapping[str, exactness.MachineryShare]],
 ) -> tuple[one.Outcome, int | None]:
     start, loops = time.perf_counter(), request.loops.get(bench.name) or None  # 0: did not run there
     out = staging / "benchmarks" / bench.name
@@ -101,7 +102,7 @@ def _one(
         if loops is None:
             phase("calibrating loops")
             loops = runs.calibrated_loops(runs.calibrate(ctx, entry, bench, place, out / "calibrate").pyperf or {})
-        options = one.Options(request.processes, request.manual, declared)
+        options = one.Options(request.processes, request.manual, *judging)
         return one.measure(ctx, entry, bench, place, loops, out, options, suite, phase, nulls(place)), loops
     except HarnessError as exc:
         gone = exc.exit_code in (ExitCode.ENGINE_UNAVAILABLE, ExitCode.DISK_FULL)  # here or on a cluster worker
@@ -164,7 +165,8 @@ def run_benchmarks(
 ) -> dict[str, tuple[one.Outcome, int | None]]:
     """Every requested benchmark into ``staging/benchmarks/<name>/``, ``jobs`` at a time; the null
     benchmark runs (each shape and loops once) under ``staging/null/``, which :func:`finish` removes."""
-    declared = exactness.load_declared()
+    # the declared allowances, validate's deferred rule (from the build's own source), the machinery bound
+    judging = (exactness.load_declared(), DeferredRule.from_source(entry.source_dir), exactness.load_machinery())
     null_runs: list[overhead.NullRuns] = []
     lock = threading.Lock()
 
@@ -175,7 +177,7 @@ def run_benchmarks(
             return null_runs[0]
 
     def job(bench: Benchmark) -> tuple[one.Outcome, int | None]:
-        result = _one(ctx, entry, bench, request, staging, suite, started(bench.name), nulls, declared)
+        result = _one(ctx, entry, bench, request, staging, suite, started(bench.name), nulls, judging)
         finished(result[0])
         return result
 

@@ -1,26 +1,30 @@
-"""How two sets of counters are compared (pure): exactly, but for the kinds configs/suite.toml tolerates
-or ignores, a benchmark's declared allowance (configs/collect.toml) and, for the leakage check, the
-bracket machinery's own size."""
+"""How two sets of counters of one build are compared (pure): exactly, but by the leak check's rules
+(configs/suite.toml ``[[leak_check.rule]]``, the same as validate's leakage and isolation), a
+benchmark's declared allowance (configs/collect.toml) and, for the leakage check, the deferred window
+and the bracket machinery's bound."""
 
 from __future__ import annotations
 
 import enum
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pystats_harness.errors import ConfigError
-from pystats_harness.measure.allowances import Kind, Uses
+from pystats_harness.measure.allowances import Kind, Uses, compare
+from pystats_harness.measure.deferred import DeferredRule
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
 from pystats_harness.resources import COLLECT_TOML
+from pystats_harness.stats.exact import Rate
 
 Counters = Mapping[str, int]
 
 
 class Status(enum.StrEnum):
-    PASS = "pass"  # ran and held exactly (or within configs/suite.toml's tolerances for its kinds)
-    APPROXIMATE = "approximate"  # ran and held within the benchmark's declared allowance or the machinery bound
+    PASS = "pass"  # ran and held exactly (or by the leak check's named rules)
+    APPROXIMATE = "approximate"  # ran and held, some counters within the benchmark's declared allowance
+    BOUNDED = "bounded"  # ran and held, some counters within the machinery bound (leakage), none beyond
     FAIL = "fail"
     NOT_CHECKED = "not checked"  # could not run; the detail says why
 
@@ -45,11 +49,18 @@ class Allowance:
 @dataclass(frozen=True)
 class Rules:
     """How one benchmark's counters are compared: the suite's per-kind tolerances and leak-check
-    exclusions, and the benchmark's declared allowance (None: exact)."""
+    exclusions, the benchmark's declared allowance (None: exact), and the build's deferred rule
+    (measure/deferred.py, read from its source; None: not known, the counter stays exact)."""
 
     suite: SuiteConfig
     allowance: Allowance | None = None
     top: int = 5
+    deferred: DeferredRule | None = None
+
+
+#: ``(counter, a, b) -> True`` where a rule of the leak check's own (the deferred window) explains the
+#: difference of one counter
+Adjust = Callable[[str, int, int], bool]
 
 
 def load_declared(path: Path = COLLECT_TOML) -> dict[str, Allowance]:
@@ -73,6 +84,70 @@ def load_declared(path: Path = COLLECT_TOML) -> dict[str, Allowance]:
             )
         declared[name] = Allowance(rel, str(raw["reason"]).strip(), absolute)
     return declared
+
+
+@dataclass(frozen=True)
+class MachineryShare:
+    """configs/collect.toml ``[machinery.<kind>]``: the leakage residual allowed for timed functions of one
+    kind (``func``, ``time_func``, ``async_func``), as shares of the null benchmark's instructions (the
+    code inside the brackets that is not the benchmark: it specializes differently beside the benchmark
+    than in the null)."""
+
+    kind: str
+    counter: float  # one counter may differ by this share of the null's instructions
+    executed: float  # the instructions executed may differ by this share
+    measured: str
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The machinery bound of one benchmark's leakage check, in counts: ``rule`` names it."""
+
+    rule: str
+    counter: int
+    executed: int
+    null: int  # the null benchmark's instructions it is a share of
+
+    def describe(self, used_counter: int, used_executed: int) -> str:
+        return (
+            f"within rule {self.rule} (the residual of pyperf's code specializing differently beside the benchmark "
+            f"than in the null): one counter used {used_counter:,} of {self.counter:,}, the instructions executed "
+            f"{used_executed:,} of {self.executed:,} (shares of the null's {self.null:,} instructions)"
+        )
+
+
+def load_machinery(path: Path = COLLECT_TOML) -> dict[str, MachineryShare]:
+    """configs/collect.toml's ``[machinery.<kind>]`` tables: ``counter``, ``executed`` (shares, 0..1) and
+    ``measured`` (required)."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read the collect config {path}: {exc}") from None
+    shares = {}
+    for kind, raw in data.get("machinery", {}).items():
+        if set(raw) != {"counter", "executed", "measured"} or not str(raw["measured"]).strip():
+            raise ConfigError(
+                f"{path.name}: [machinery.{kind}] needs counter, executed and measured; got {sorted(raw)}"
+            )
+        counter, executed_share = float(raw["counter"]), float(raw["executed"])
+        if not (0 <= counter <= 1 and 0 <= executed_share <= 1):
+            raise ConfigError(f"{path.name}: [machinery.{kind}] shares must be between 0 and 1")
+        shares[kind] = MachineryShare(kind, counter, executed_share, str(raw["measured"]).strip())
+    return shares
+
+
+def bound_for(kinds: Sequence[str], null: int, shares: Mapping[str, MachineryShare]) -> Bound:
+    """The bound of a benchmark whose timed functions are of ``kinds``: the largest share among them (a
+    kind without a share: no bound) of the null's ``null`` instructions."""
+    known = sorted({k for k in kinds if k in shares})
+    if not known:
+        return Bound(
+            "machinery (no share for " + (",".join(sorted(set(kinds))) or "no timed function") + ")", 0, 0, null
+        )
+    counter = max(shares[k].counter for k in known)
+    executed_share = max(shares[k].executed for k in known)
+    rule = "machinery." + "+".join(known)
+    return Bound(rule, int(counter * null), int(executed_share * null), null)
 
 
 @dataclass(frozen=True)
@@ -101,12 +176,14 @@ class Judgement:
     status: Status  # PASS, APPROXIMATE or FAIL
     beyond: tuple[Difference, ...]  # differences no rule allows (ranked, largest first)
     allowed: tuple[Difference, ...]  # within the benchmark's declared allowance (ranked)
-    bounded: tuple[Difference, ...]  # within the bracket machinery's own size (leakage only; by size)
-    tolerated: int  # counters within configs/suite.toml's per-kind tolerances
-    bound: int = 0
+    bounded: tuple[Difference, ...]  # within the machinery bound (leakage only; by size)
+    tolerated: int  # counters within a rule of the leak check
+    bound: Bound | None = None
     uses: Uses = field(default_factory=Uses)  # the suite's rules used: tolerances, counters not compared
 
-    def describe(self, rules: Rules, a: str = "a", b: str = "b") -> str:
+    def describe(self, rules: Rules, a: str = "a", b: str = "b", executed: int = 0) -> str:
+        """The differences beyond every rule, or what each rule let through (``executed``: how far the
+        instructions executed differ, for the machinery bound's share)."""
         if self.beyond:
             top = ", ".join(f"{d.counter} {d.a:,} vs {d.b:,}" for d in self.beyond[: rules.top])
             more = f" (+{len(self.beyond) - rules.top} more)" if len(self.beyond) > rules.top else ""
@@ -118,56 +195,56 @@ class Judgement:
                 f"within the declared allowance: max {worst.relative:.1%} in {worst.counter} "
                 f"({len(self.allowed)} counter(s) differ; allowed {rules.allowance}: {rules.allowance.reason})"
             )
-        if self.bounded:
+        if self.bounded and self.bound is not None:
             worst = self.bounded[0]
             parts.append(
-                f"within the bracket machinery's own {self.bound:,} instructions (its code ran with another "
-                f"history in the null benchmark): max {worst.size:,} in {worst.counter} "
-                f"({worst.a:,} vs {worst.b:,}; {len(self.bounded)} counter(s) differ)"
+                f"{self.bound.describe(worst.size, executed)}: max in {worst.counter} ({worst.a:,} vs {worst.b:,}; "
+                f"{len(self.bounded)} counter(s) differ)"
             )
         if self.uses:
             parts.append(self.uses.describe())
         return "; ".join(parts) if parts else "exactly"
 
 
-def judge(a: Counters, b: Counters, rules: Rules, *, leak_check: bool = False, bound: int = 0) -> Judgement:
-    """Every counter of ``a`` and ``b`` compared exactly, except those configs/suite.toml tolerates
-    (per kind) or ignores (``leak_check``: also its [leak_check] exclusions), for a declared benchmark
-    those within its allowance, and, with a ``bound``, those that differ by at most that many counts
-    (what the code inside the brackets that is not the benchmark executes). Derived ``family.*``
-    counters are not compared on their own."""
+def judge(
+    a: Counters,
+    b: Counters,
+    rules: Rules,
+    *,
+    bound: Bound | None = None,
+    adjust: Adjust | None = None,
+    units: int = 1,
+) -> Judgement:
+    """Every counter of ``a`` and ``b`` (two processes of one build) compared by its rule of the leak
+    check (configs/suite.toml ``[[leak_check.rule]]``, measure/allowances.compare: exactly where none
+    applies); beyond that, for a declared benchmark those within its allowance; ``adjust``: what the
+    deferred window explains; and, with a ``bound``, those that differ by at most its ``counter`` counts
+    (the residual of the code inside the brackets that is not the benchmark). Derived ``family.*`` counters
+    are not compared on their own. ``units``: how many processes each side sums (the rules' ``abs`` is
+    per process); the declared allowance and the bound apply to what a rule compares (its sum or net)."""
     beyond: list[Difference] = []
     allowed: list[Difference] = []
     bounded: list[Difference] = []
     tolerated, uses = 0, Uses()
+    ra, rb = Rate(a, units), Rate(b, units)
     for name in sorted(set(a) | set(b)):
-        va, vb = a.get(name, 0), b.get(name, 0)
         if not compared(name):
             continue
-        rule, tolerance = rules.suite.rule_for(name)
-        skip = rules.suite.leak_rule(name) if leak_check else None
-        if skip is not None or tolerance.ignore:
-            uses.add(skip or rule, Kind.IGNORE, name, va, vb)
+        c = compare(rules.suite, name, ra, rb)
+        if c.held:
+            c.record(uses, totals=True)
+            tolerated += c.kind is not None and c.kind is not Kind.IGNORE
             continue
-        if tolerance.minus and va != vb:  # compared net of another counter, as validate's baselines compare it
-            va, vb = va - a.get(tolerance.minus, 0), vb - b.get(tolerance.minus, 0)
-            if va == vb:  # the raw difference is all the other counter's: the rule let it through
-                uses.add(rule, Kind.MINUS, name, a.get(name, 0), b.get(name, 0))
-        if va == vb:
-            continue
+        va, vb = c.compared
         difference = Difference(name, va, vb)
-        if tolerance.rel or tolerance.abs:
-            if tolerance.allows(va, vb):
-                tolerated += 1
-                uses.add(rule, Kind.MINUS if tolerance.minus else Kind.TOLERANCE, name, va, vb)
-            else:
-                beyond.append(difference)
+        if adjust is not None and adjust(name, va, vb):
+            uses.add("deferred", Kind.DEFERRED, name, va, vb)
         elif rules.allowance is not None and rules.allowance.allows(va, vb):
             allowed.append(difference)
-        elif difference.size <= bound:
+        elif bound is not None and difference.size <= bound.counter:
             bounded.append(difference)
         else:
             beyond.append(difference)
-    status = Status.FAIL if beyond else Status.APPROXIMATE if allowed or bounded else Status.PASS
+    status = Status.FAIL if beyond else Status.APPROXIMATE if allowed else Status.BOUNDED if bounded else Status.PASS
     by_size = tuple(sorted(bounded, key=lambda d: (-d.size, d.counter)))
     return Judgement(status, _ranked(beyond), _ranked(allowed), by_size, tolerated, bound, uses)

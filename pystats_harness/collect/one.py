@@ -21,6 +21,7 @@ from pystats_harness.errors import HarnessError, RunFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
 from pystats_harness.measure import threads as _threads
+from pystats_harness.measure.deferred import DeferredRule
 from pystats_harness.measure.suiteconfig import SuiteConfig
 from pystats_harness.pyperformance import runs
 from pystats_harness.pyperformance.benchmarks import Benchmark
@@ -41,6 +42,10 @@ class Options:
     manual: bool = True
     #: benchmarks whose work varies between processes (configs/collect.toml), with their allowance
     declared: Mapping[str, exactness.Allowance] = field(default_factory=dict)
+    #: the build's deferred rule (measure/deferred.py), read from its source; None: not known
+    deferred: DeferredRule | None = None
+    #: configs/collect.toml [machinery.<kind>]: the leakage residual allowed per kind of timed function
+    machinery: Mapping[str, exactness.MachineryShare] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -140,7 +145,12 @@ def _leakage(
     by_hand = overhead.scaled(overhead.counters(entry, overhead.keep(manual.dumps, out / "manual")), options.processes)
     predicted = overhead.add(by_hand, overhead.subtract(pyperf_code, runner_code))
     machinery = executed(pyperf_code) + executed(runner_code)
-    return trust.LeakCounts(measured.total, predicted, options.processes, machinery), "", uses
+    parts = (pyperf_code, by_hand, runner_code)
+    bound = exactness.bound_for([s.split(":")[0] for s in manual.shapes], machinery, options.machinery)
+    counts = trust.LeakCounts(
+        measured.total, predicted, options.processes, machinery, parts, bound, len(measured.functions)
+    )
+    return counts, "", uses
 
 
 def _write_net(
@@ -207,7 +217,7 @@ def measure(
         "counts": RAW,
     }
     save(Collection(meta, total), out / "collection.json")
-    rules = exactness.Rules(suite, options.declared.get(bench.name))
+    rules = exactness.Rules(suite, options.declared.get(bench.name), deferred=options.deferred)
     expected = options.processes * len(measured.functions)
     why_not_grouped = (
         "" if len(measured.nonempty) == expected else "not checked: the dumps are not one per worker (see dumps)"

@@ -22,6 +22,7 @@ SCHEMA = "pystats-harness-collect/1"
 _STYLE = {
     Verdict.TRUSTED: "green",
     Verdict.APPROXIMATE: "cyan",
+    Verdict.BOUNDED: "bright_cyan",
     Verdict.PARTIAL: "yellow",
     Verdict.UNRELIABLE: "yellow",
     Verdict.LOSSY: "red",
@@ -29,13 +30,18 @@ _STYLE = {
     Verdict.UNTRUSTED: "red",
     Verdict.FAILED: "red",
 }
-_MARK = {Status.PASS: "✓", Status.APPROXIMATE: "≈", Status.FAIL: "✗", Status.NOT_CHECKED: "?"}
+_MARK = {Status.PASS: "✓", Status.APPROXIMATE: "≈", Status.BOUNDED: "≤", Status.FAIL: "✗", Status.NOT_CHECKED: "?"}
 #: What each verdict means, said once in the headline's legend and trust.md.
 MEANING = {
     Verdict.TRUSTED: "every check ran and held, exactly but for the suite's named rules (each check's detail lists them)",
     Verdict.APPROXIMATE: (
-        "every check ran and held, some counters within the benchmark's declared allowance or within the bracket "
-        "machinery's own size (the detail names which)"
+        "every check ran and held, some counters only within the benchmark's declared allowance (configs/collect.toml, "
+        "with its measured reason; the detail names the counter furthest apart)"
+    ),
+    Verdict.BOUNDED: (
+        "every check ran and held, some leakage counters only within the machinery bound: the residual of pyperf's "
+        "own code specializing differently beside the benchmark than in the null benchmark, measured per kind of "
+        "timed function (the detail says how much of the bound was used)"
     ),
     Verdict.PARTIAL: "what ran held, but a check could not run (named, with why)",
     Verdict.UNRELIABLE: "the stats measure a wrapper, not the benchmark",
@@ -72,7 +78,7 @@ def detail(o: Outcome) -> str:
     threads = next((c for c in o.checks if c.check is Check.THREADS), None)
     # the thread rule first where it decided the verdict (lossy), and said wherever threads ran
     first = [threads] if threads is not None and (o.verdict is Verdict.LOSSY or "ran threads" in threads.detail) else []
-    for status in (Status.FAIL, Status.NOT_CHECKED, Status.APPROXIMATE):
+    for status in (Status.FAIL, Status.NOT_CHECKED, Status.APPROXIMATE, Status.BOUNDED):
         shown = first + [c for c in o.checks if c.status is status and c not in first]
         if len(shown) > len(first):
             return "; ".join(f"{c.check.value}: {c.detail}" for c in shown)

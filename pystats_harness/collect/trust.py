@@ -27,7 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pystats_harness.collect.exactness import Counters, Difference, Judgement, Rules, Status, judge
+from pystats_harness.collect.exactness import Adjust, Bound, Counters, Difference, Judgement, Rules, Status, judge
+from pystats_harness.measure.deferred import DeferredRule
+from pystats_harness.measure.deferred import window as deferred_window
 from pystats_harness.pyperformance.benchmarks import Benchmark, Timing
 from pystats_harness.stats.exact import executed
 
@@ -43,7 +45,8 @@ class Check(enum.StrEnum):
 
 class Verdict(enum.StrEnum):
     TRUSTED = "trusted"  # every check ran and held (exactly but for the named rules)
-    APPROXIMATE = "approximate"  # held, some within a declared allowance or the machinery bound (named)
+    APPROXIMATE = "approximate"  # held, some counters within the benchmark's declared allowance (named)
+    BOUNDED = "bounded"  # held, some leakage counters within the machinery bound (named, with how much of it)
     PARTIAL = "partial"  # what ran held, but a check could not run (named, with why)
     UNRELIABLE = "unreliable"  # ran, but what the stats measure is not the benchmark
     LOSSY = "lossy"  # ran threads on a build whose counters lose updates under threads (collect/threads.py)
@@ -130,25 +133,54 @@ class LeakCounts:
     #: instructions the code inside the brackets that is not the benchmark executes (pyperf's hook,
     #: task and loop over every worker, the manual runner's over ``processes`` runs): the null's count
     machinery: int = 0
+    #: what ``predicted`` is made of, for the deferred window: (automated(null) over every worker,
+    #: processes x manual(benchmark), processes x manual(null)); None: not kept
+    parts: tuple[Counters, Counters, Counters] | None = None
+    #: how far pyperf's code may specialize differently beside the benchmark (configs/collect.toml
+    #: [machinery.<kind>] of the timed functions' kinds); None: no bound, every counter exact
+    bound: Bound | None = None
+    #: timed functions: each side sums processes x functions processes (the rules' ``abs`` is per process)
+    functions: int = 1
+
+    def adjust(self, rule: DeferredRule | None) -> Adjust | None:
+        """The deferred rule's window (measure/deferred.py) over these counts, where the build's source
+        shows the decrement; None where it does not apply or is not known."""
+        if rule is None or rule.applied is not True or self.parts is None:
+            return None
+        auto_null, by_hand, runner = self.parts
+
+        def explains(name: str, a: int, b: int) -> bool:
+            if not rule.covers(name):
+                return False
+            return deferred_window(name, (self.automated, auto_null), (by_hand, runner), 1).allows(a - b)
+
+        return explains
 
 
 def check_leakage(counts: LeakCounts | None, why_not: str, rules: Rules) -> CheckResult:
     if counts is None:
         return CheckResult(Check.LEAKAGE, Status.NOT_CHECKED, why_not)
-    judgement = judge(counts.automated, counts.predicted, rules, leak_check=True, bound=counts.machinery)
+    adjust = counts.adjust(rules.deferred)
+    units = counts.processes * counts.functions
+    judgement = judge(counts.automated, counts.predicted, rules, bound=counts.bound, adjust=adjust, units=units)
     total = Difference("instructions executed", executed(counts.automated), executed(counts.predicted))
     declared = rules.allowance is not None and rules.allowance.allows(total.a, total.b)
-    if judgement.bounded and total.size > counts.machinery and not declared:  # each within, not in all
+    within_bound = counts.bound is not None and total.size <= counts.bound.executed
+    if total.size and not within_bound and not declared and judgement.status is not Status.FAIL:
         judgement = replace(judgement, status=Status.FAIL, beyond=(total, *judgement.beyond))
     shown = f"{total.a:,} vs {total.b:,} instructions" + _uops(counts)
     what = f"automated vs manual + pyperf's overhead from the null benchmark ({shown}, {counts.processes} worker(s))"
     findings = tuple(
         _finding(d, within=_within(d, judgement)) for d in (*judgement.beyond, *judgement.allowed, *judgement.bounded)
     ) + tuple(judgement.uses.rows())
+    if counts.bound is not None and judgement.bounded:
+        worst = judgement.bounded[0].size
+        used = {"rule": counts.bound.rule, "counter": [worst, counts.bound.counter]}
+        findings += ({**used, "executed": [total.size, counts.bound.executed], "null": counts.bound.null},)
     if judgement.status is Status.FAIL:
-        detail = f"{what}: {judgement.describe(rules, 'automated', 'manual')}"
+        detail = f"{what}: {judgement.describe(rules, 'automated', 'manual', total.size)}"
     else:
-        detail = f"{what}: agree {_agree(judgement.describe(rules))}"
+        detail = f"{what}: agree {_agree(judgement.describe(rules, executed=total.size))}"
     return CheckResult(Check.LEAKAGE, judgement.status, detail, findings)
 
 
@@ -180,4 +212,6 @@ def verdict(checks: Sequence[CheckResult]) -> Verdict:
         return Verdict.UNTRUSTED
     if Status.NOT_CHECKED in found or set(Check) - set(statuses):
         return Verdict.PARTIAL
-    return Verdict.APPROXIMATE if Status.APPROXIMATE in found else Verdict.TRUSTED
+    if Status.APPROXIMATE in found:
+        return Verdict.APPROXIMATE
+    return Verdict.BOUNDED if Status.BOUNDED in found else Verdict.TRUSTED

@@ -14,17 +14,19 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from pystats_harness.measure.suiteconfig import SuiteConfig, Tolerance
+from pystats_harness.stats.exact import Rate
 
-#: The collect leakage check's bound: what the null benchmark's machinery executes (see collect/trust.py).
+#: The collect leakage check's bound: a share of what the null benchmark's machinery executes (collect/trust.py).
 MACHINERY = (
-    "collect leakage: a counter may differ by at most the instructions the bracket machinery itself "
-    "executes (pyperf's hook, task and loop, the manual runner's), measured by the null benchmark in the "
-    "same collect; that code is shared with what else the process ran, so it specializes differently"
+    "the code inside the brackets that is not the benchmark (pyperf's hook, task and loop, the manual runner's; "
+    "for coroutines the event loop) runs beside the benchmark's own code and specializes differently there than "
+    "in the null benchmark that measures it"
 )
 DEFERRED = (
-    "validate leakage: a specialization.deferred difference that the build's own source explains (the "
+    "a specialization.deferred difference that the build's own source explains (the "
     "miss path decrements the next instruction's counter) is allowed what the misses explain"
 )
 
@@ -33,6 +35,7 @@ class Kind(enum.StrEnum):
     IGNORE = "not compared"
     TOLERANCE = "tolerance"  # |new - base| <= abs + rel * |base|
     MINUS = "net of another counter"
+    SUM = "as a sum with another counter"
     SLACK = "fixed slack"
     DEFERRED = "deferred window"
     MACHINERY = "machinery bound"
@@ -49,7 +52,7 @@ class Rule:
     reason: str
 
 
-BASELINES_AND_COLLECT = "validate baselines; collect agreement and leakage"
+BASELINES_AND_COLLECT = "validate baselines (a recorded baseline may come from another build of the version)"
 
 
 def _tolerance_words(t: Tolerance) -> str:
@@ -59,10 +62,27 @@ def _tolerance_words(t: Tolerance) -> str:
     return f"{net}|a - b| <= {t.abs:g} + {t.rel:.0%} of the base"
 
 
-def registry(suite: SuiteConfig, declared: Mapping[str, object] | None = None) -> tuple[Rule, ...]:
-    """Every rule in force: the suite's tolerances and overrides, the leak check's exclusions and slack,
-    the deferred window, collect's machinery bound, and each benchmark's declared allowance."""
-    return (*_tolerances(suite), *_leak_check(suite), *_declared(declared or {}))
+def registry(
+    suite: SuiteConfig, declared: Mapping[str, object] | None = None, machinery: Mapping[str, object] | None = None
+) -> tuple[Rule, ...]:
+    """Every rule in force: the baselines' tolerances, the leak check's rules and slack, the deferred
+    window, collect's machinery bound per kind of timed function (configs/collect.toml [machinery.<kind>])
+    and each benchmark's declared allowance."""
+    return (*_tolerances(suite), *_leak_check(suite), *_machinery(machinery or {}), *_declared(declared or {}))
+
+
+def _machinery(shares: Mapping[str, object]) -> list[Rule]:
+    rules = []
+    for kind, share in sorted(shares.items()):
+        counter, executed, measured = (getattr(share, k) for k in ("counter", "executed", "measured"))
+        words = (
+            f"one counter {counter:.1%}, the instructions executed {executed:.1%} of the null benchmark's instructions"
+        )
+        why = f"{MACHINERY} (measured: {measured})"
+        rules.append(
+            Rule(f"machinery.{kind}", Kind.MACHINERY, f"every counter, bench_{kind}", words, "collect leakage", why)
+        )
+    return rules
 
 
 def _tolerances(suite: SuiteConfig) -> list[Rule]:
@@ -78,12 +98,32 @@ def _tolerances(suite: SuiteConfig) -> list[Rule]:
     return rules
 
 
+#: where the leak check's rules apply: every comparison of two processes of one build
+SAME_BUILD = "validate leakage and isolation; collect agreement and leakage"
+
+
+def _leak_words(t: Tolerance) -> str:
+    if t.ignore:
+        return "ignored"
+    how = f"as the sum with {t.plus}" if t.plus else f"net of {t.minus}" if t.minus else ""
+    allowed = f"|a - b| <= {_bound_words(t)}, per process" if t.rel or t.abs else "exactly"
+    given = f"; only where {t.condition('gc.<gen>.x')} is equal, else not compared" if t.given else ""
+    return (f"{how}, {allowed}" if how else allowed) + given
+
+
+def _bound_words(t: Tolerance) -> str:
+    """``4 + 0.5 % of the larger``, ``2``, ``10 % of the larger``."""
+    parts = ([f"{t.abs:g}"] if t.abs else []) + ([f"{t.rel * 100:g} % of the larger"] if t.rel else [])
+    return " + ".join(parts)
+
+
 def _leak_check(suite: SuiteConfig) -> list[Rule]:
-    where = "validate leakage and isolation; collect leakage"
-    rules = [
-        Rule(f"leak_check.ignore[{p}]", Kind.IGNORE, p, "ignored", where, suite.leak_ignore_reasons.get(p, ""))
-        for p in suite.leak_ignore
-    ]
+    rules = []
+    for o in suite.leak_rules:
+        t = o.tolerance
+        kind = Kind.IGNORE if t.ignore else Kind.SUM if t.plus else Kind.MINUS if t.minus else Kind.TOLERANCE
+        why = f"{t.reason} (measured: {t.measured})" if t.measured else t.reason
+        rules.append(Rule(f"leak_check.rule[{o.match}]", kind, o.match, _leak_words(t), SAME_BUILD, why))
     slack = Rule(
         "leak_check.fixed_part_slack",
         Kind.SLACK,
@@ -98,13 +138,10 @@ def _leak_check(suite: SuiteConfig) -> list[Rule]:
         Kind.DEFERRED,
         "opcode.*.specialization.deferred",
         "what the misses explain",
-        "validate leakage",
+        "validate and collect leakage",
         DEFERRED,
     )
-    machinery = Rule(
-        "machinery", Kind.MACHINERY, "every counter", "the null benchmark's instructions", "collect leakage", MACHINERY
-    )
-    return [*rules, slack, deferred, machinery]
+    return [*rules, slack, deferred]
 
 
 def _declared(declared: Mapping[str, object]) -> list[Rule]:
@@ -197,3 +234,59 @@ def table(rules: Iterable[Rule]) -> str:
         for r in rules
     ]
     return "\n".join(["| rule | kind | counters | lets through | used by | why |", "|---|---|---|---|---|---|", *rows])
+
+
+@dataclass(frozen=True)
+class Compared:
+    """One counter of two runs of one build, judged by the leak check's rules (configs/suite.toml
+    ``[[leak_check.rule]]``): ``a`` and ``b`` per unit as counted, ``held`` whether they agree (exactly,
+    or by ``rule``), ``kind`` how the rule let a difference through (None: nothing to let through), and
+    ``compared``: the two counts the rule compares (the sum or net it takes; the raw counts without one)."""
+
+    name: str
+    a: Fraction
+    b: Fraction
+    held: bool
+    rule: str = ""  # "" where no rule applies: compared exactly
+    kind: Kind | None = None
+    compared: tuple[int, int] = (0, 0)
+    counts: tuple[int, int] = (0, 0)  # as counted, not per unit
+
+    @property
+    def equal(self) -> bool:
+        return self.a == self.b
+
+    def record(self, uses: Uses, *, totals: bool = False) -> None:
+        """A rule that let something through (or skipped the counter) goes to ``uses``: per unit, or with
+        ``totals`` as counted (both sides sum the same units)."""
+        if self.kind is not None and self.held:
+            a, b = self.counts if totals else (_plain(self.a), _plain(self.b))
+            uses.add(self.rule, self.kind, self.name, a, b)
+
+
+def _plain(x: Fraction) -> float:
+    return int(x) if x.denominator == 1 else float(x)
+
+
+def compare(suite: SuiteConfig, name: str, a: Rate, b: Rate) -> Compared:
+    """``name`` of ``a`` and ``b`` (rates of two processes of one build) by its leak-check rule: exactly
+    where none applies; a rule may leave it out (ignore; or, with ``given``, where the counter it depends
+    on differs), compare it as a sum with or net of another counter (``plus``, ``minus``), and allow
+    ``|a - b| <= abs + rel * max(|a|, |b|)`` per unit of what it compares."""
+    ra, rb = a.per_unit(name), b.per_unit(name)
+    raw = (a.count(name), b.count(name))
+    found = suite.leak_rule(name)
+    if found is None:
+        return Compared(name, ra, rb, ra == rb, compared=raw, counts=raw)
+    rule, tolerance = found
+    if tolerance.ignore:
+        return Compared(name, ra, rb, True, rule, Kind.IGNORE, raw, raw)
+    if ra == rb:
+        return Compared(name, ra, rb, True, rule, compared=raw, counts=raw)
+    if (condition := tolerance.condition(name)) and a.per_unit(condition) != b.per_unit(condition):
+        return Compared(name, ra, rb, True, f"{rule} where {condition} differs", Kind.IGNORE, raw, raw)
+    counts = (tolerance.value(a.counts, name), tolerance.value(b.counts, name))
+    va, vb = Fraction(counts[0], a.units), Fraction(counts[1], b.units)
+    if va == vb and (tolerance.plus or tolerance.minus):
+        return Compared(name, ra, rb, True, rule, Kind.SUM if tolerance.plus else Kind.MINUS, counts, raw)
+    return Compared(name, ra, rb, tolerance.within(va, vb), rule, Kind.TOLERANCE, counts, raw)

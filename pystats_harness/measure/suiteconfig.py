@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import fnmatch
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,25 @@ class Tolerance:
     ignore: bool = False
     reason: str = ""
     minus: str = ""  # compared net of this counter (subtracted from baseline and value alike)
+    plus: str = ""  # compared as the sum with this counter (added to both sides alike)
+    measured: str = ""  # what the allowance was measured on (the leak check's rules say it)
+    #: compared only where the counter that differs from this one in its last name part by this word
+    #: (``collections`` for ``gc.0.object_visits``: ``gc.0.collections``) is equal on both sides
+    given: str = ""
+
+    def condition(self, name: str) -> str:
+        """The counter that must be equal for ``name`` to be compared ("" for none)."""
+        return name.rsplit(".", 1)[0] + "." + self.given if self.given else ""
+
+    def value(self, counts: Mapping[str, int], name: str) -> int:
+        """What is compared of ``name``: its count, net of ``minus``, plus ``plus``."""
+        got = counts.get(name, 0)
+        return got - (counts.get(self.minus, 0) if self.minus else 0) + (counts.get(self.plus, 0) if self.plus else 0)
+
+    def within(self, a: float | Fraction, b: float | Fraction) -> bool:
+        """Symmetric (neither side is the reference): ``|a - b| <= abs + rel * max(|a|, |b|)``, exactly."""
+        x, y = Fraction(a), Fraction(b)
+        return abs(x - y) <= Fraction(self.abs) + Fraction(self.rel) * max(abs(x), abs(y))
 
     def allowance(self, base: float | Fraction) -> Fraction:
         """How far from ``base`` a new value may be: abs + rel * |base| (0: exact), exactly (a float is
@@ -63,10 +83,9 @@ class SuiteConfig:
     workloads: dict[str, int]  # name -> loops
     kind_tolerances: dict[str, Tolerance]
     overrides: tuple[Override, ...]
-    leak_ignore: tuple[str, ...]
+    #: configs/suite.toml [[leak_check.rule]]: how two processes of one build may differ, first match wins
+    leak_rules: tuple[Override, ...] = ()
     fixed_part_slack: int = 64
-    #: pattern -> why (configs/suite.toml [[leak_check.ignore]])
-    leak_ignore_reasons: dict[str, str] = field(default_factory=dict)
     threads: ThreadCanary = ThreadCanary()
 
     def tolerance_for(self, name: str) -> Tolerance:
@@ -83,12 +102,14 @@ class SuiteConfig:
         return "", Tolerance()
 
     def leak_ignored(self, name: str) -> bool:
-        return self.leak_rule(name) is not None
+        found = self.leak_rule(name)
+        return found is not None and found[1].ignore
 
-    def leak_rule(self, name: str) -> str | None:
-        """The ``[[leak_check.ignore]]`` rule that leaves ``name`` out of a leak check (its id), or None."""
-        pattern = next((p for p in self.leak_ignore if fnmatch.fnmatchcase(name, p)), None)
-        return None if pattern is None else f"leak_check.ignore[{pattern}]"
+    def leak_rule(self, name: str) -> tuple[str, Tolerance] | None:
+        """The ``[[leak_check.rule]]`` for ``name`` (its id in the registry, and what it allows), or None:
+        compared exactly."""
+        rule = next((r for r in self.leak_rules if fnmatch.fnmatchcase(name, r.match)), None)
+        return None if rule is None else (f"leak_check.rule[{rule.match}]", rule.tolerance)
 
 
 def kind_of(name: str) -> str:
@@ -117,7 +138,7 @@ def compared(name: str) -> bool:
 
 
 def _tolerance(raw: dict[str, Any], where: str) -> Tolerance:
-    unknown = set(raw) - {"rel", "abs", "ignore", "reason", "match", "minus"}
+    unknown = set(raw) - {"rel", "abs", "ignore", "reason", "match", "minus", "plus", "measured", "given"}
     if unknown:
         raise ConfigError(f"{SUITE_TOML.name}: {where}: unknown keys {sorted(unknown)}")
     return Tolerance(
@@ -126,7 +147,21 @@ def _tolerance(raw: dict[str, Any], where: str) -> Tolerance:
         bool(raw.get("ignore", False)),
         str(raw.get("reason", "")),
         str(raw.get("minus", "")),
+        str(raw.get("plus", "")),
+        str(raw.get("measured", "")),
+        str(raw.get("given", "")),
     )
+
+
+def _leak_rule(raw: Any) -> Override:
+    """One ``[[leak_check.rule]]``: a match, a reason, and what was measured (an ignored counter says why
+    it cannot be compared instead)."""
+    if not isinstance(raw, dict) or not str(raw.get("match", "")).strip() or not str(raw.get("reason", "")).strip():
+        raise ConfigError(f"{SUITE_TOML.name}: [[leak_check.rule]] needs match and reason (got {raw!r})")
+    tolerance = _tolerance(raw, f"[[leak_check.rule]] {raw['match']}")
+    if not tolerance.ignore and not tolerance.measured.strip():
+        raise ConfigError(f"{SUITE_TOML.name}: [[leak_check.rule]] {raw['match']}: an allowance needs `measured`")
+    return Override(str(raw["match"]), tolerance)
 
 
 def load_suite(path: Path = SUITE_TOML) -> SuiteConfig:
@@ -141,7 +176,9 @@ def load_suite(path: Path = SUITE_TOML) -> SuiteConfig:
     )
     kinds = {k: _tolerance(v, f"tolerances.{k}") for k, v in tolerances.items()}
     workloads = {name: int(w["loops"]) for name, w in data.get("workloads", {}).items()}
-    ignored = [_ignored(raw) for raw in data.get("leak_check", {}).get("ignore", ())]
+    leak_check = data.get("leak_check", {})
+    if "ignore" in leak_check:
+        raise ConfigError(f"{path.name}: [[leak_check.ignore]] is now [[leak_check.rule]] with ignore = true")
     if not workloads:
         raise ConfigError(f"{path}: no [workloads.<name>] tables")
     return SuiteConfig(
@@ -155,17 +192,10 @@ def load_suite(path: Path = SUITE_TOML) -> SuiteConfig:
         workloads=workloads,
         kind_tolerances=kinds,
         overrides=overrides,
-        leak_ignore=tuple(pattern for pattern, _ in ignored),
-        fixed_part_slack=int(data.get("leak_check", {}).get("fixed_part_slack", 64)),
-        leak_ignore_reasons=dict(ignored),
+        leak_rules=tuple(_leak_rule(raw) for raw in leak_check.get("rule", ())),
+        fixed_part_slack=int(leak_check.get("fixed_part_slack", 64)),
         threads=_threads(data.get("threads", {})),
     )
-
-
-def _ignored(raw: Any) -> tuple[str, str]:
-    if not isinstance(raw, dict) or set(raw) != {"match", "reason"} or not str(raw["reason"]).strip():
-        raise ConfigError(f"{SUITE_TOML.name}: [[leak_check.ignore]] needs match and reason (got {raw!r})")
-    return str(raw["match"]), str(raw["reason"]).strip()
 
 
 def _threads(raw: dict[str, Any]) -> ThreadCanary:

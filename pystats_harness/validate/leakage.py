@@ -3,8 +3,9 @@ counter by counter as integers; (b) 2*c(N) - c(2N) of a manual run's family tota
 (nothing counted outside the bracket; not on a tracing build: validate/tier2.py).
 
 Every rule it uses is named in its summary and listed in ``allowances`` (measure/allowances.py): the
-counters ``[[leak_check.ignore]]`` leaves out, by pattern, and how much of the fixed part's slack the
-workloads used; "exactly" only where no rule was used.  A workload whose runs counted nothing fails:
+``[[leak_check.rule]]`` allowances with the largest difference each let through, the counters a rule
+leaves out, and how much of the fixed part's slack the workloads used; "exactly" only where no rule was
+used.  A workload whose runs counted nothing fails:
 an empty comparison is no pass.
 """
 
@@ -14,12 +15,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from pystats_harness.errors import RunFailed
-from pystats_harness.measure.allowances import Kind, Uses, exactly_or
+from pystats_harness.measure import deferred as _deferred
+from pystats_harness.measure.allowances import Uses, compare, exactly_or
 from pystats_harness.measure.runs import PathRun, RunPath
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
 from pystats_harness.stats.exact import Difference, Rate, display, excess, executed, net
 from pystats_harness.suite import canaries as _canaries
-from pystats_harness.validate import deferred as _deferred
 from pystats_harness.validate import tier2 as _tier2
 from pystats_harness.validate.report import Step, StepResult, StepStatus
 from pystats_harness.validate.runs import Finding, Runs, counters
@@ -93,14 +94,16 @@ def _automated_vs_manual(
     for name in sorted(set(a.counts) | set(b.counts)):
         if not compared(name):
             continue
-        if (skip := suite.leak_rule(name)) is not None:
-            uses.add(skip, Kind.IGNORE, name)
-        elif not excess(a, b, name):
-            equal += 1
-        else:
-            d = Difference(name, a.per_unit(name), b.per_unit(name), excess(a, b, name))
-            row = {"workload": w, "check": "automated vs manual", "counter": name, "a": display(d.a), "b": display(d.b)}
-            rows.append({**row, **rule.judge(d, automated, manual, suite.processes)})
+        c = compare(suite, name, a, b)
+        if c.held:
+            c.record(uses)
+            equal += c.equal
+            continue
+        d = Difference(name, a.per_unit(name), b.per_unit(name), excess(a, b, name))
+        row = {"workload": w, "check": "automated vs manual", "counter": name, "a": display(d.a), "b": display(d.b)}
+        if c.rule:
+            row["beyond"] = c.rule
+        rows.append({**row, **({} if c.rule else rule.judge(d, automated, manual, suite.processes))})
     return rows, equal
 
 
@@ -117,7 +120,7 @@ def step_leakage(
     runs: Runs, workloads: dict[str, int], suite: SuiteConfig, table: Mapping[str, Any], tracing: bool = False
 ) -> StepResult:
     """FAIL on any leaked counter (or a workload that counted nothing); a ``deferred`` difference the
-    build's source explains (validate/deferred.py) is listed and does not fail; on a ``tracing`` build
+    build's source explains (measure/deferred.py) is listed and does not fail; on a ``tracing`` build
     (b) is not made: PARTIAL."""
     rule = _deferred.DeferredRule.from_table(table)
     findings: list[Finding] = []

@@ -20,10 +20,10 @@ from pystats_harness.builder import probes
 from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra.context import Context
-from pystats_harness.measure.allowances import Kind, Uses, exactly_or
+from pystats_harness.measure.allowances import Uses, compare, exactly_or
 from pystats_harness.measure.runs import PathRun, run_canary
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
-from pystats_harness.stats.exact import display, executed
+from pystats_harness.stats.exact import Rate, display, executed
 from pystats_harness.suite import canaries as _canaries
 from pystats_harness.suite import canary_trace as _trace
 from pystats_harness.validate import baseline as _baseline
@@ -101,18 +101,21 @@ def step_canaries(
 
 
 def _diff(a: Mapping[str, int], b: Mapping[str, int], suite: SuiteConfig, uses: Uses) -> tuple[list[Finding], int]:
-    """(alone, together) differences of every compared counter, and how many were equal; the counters a
-    leak-check rule leaves out go to ``uses``."""
+    """(alone, together) differences of every compared counter beyond its leak-check rule, and how many
+    were equal; what a rule let through or left out goes to ``uses``."""
     rows, equal = [], 0
+    ra, rb = Rate(a), Rate(b)
     for n in sorted(set(a) | set(b)):
         if not compared(n):
             continue
-        if (skip := suite.leak_rule(n)) is not None:
-            uses.add(skip, Kind.IGNORE, n)
-        elif a.get(n, 0) == b.get(n, 0):
-            equal += 1
+        c = compare(suite, n, ra, rb)
+        if c.held:
+            c.record(uses)
+            equal += c.equal
         else:
-            rows.append({"counter": n, "alone": a.get(n, 0), "parallel": b.get(n, 0)})
+            rows.append(
+                {"counter": n, "alone": a.get(n, 0), "parallel": b.get(n, 0), **({"beyond": c.rule} if c.rule else {})}
+            )
     return rows, equal
 
 

@@ -43,8 +43,9 @@ def test_collect_verdicts_and_outputs(outputs: dict[str, Path], which: str) -> N
     out = outputs[which]
     report = json.loads((out / "report.json").read_text())
     verdicts = {b["name"]: b["verdict"] for b in report["benchmarks"]}
-    # logging is declared in configs/collect.toml (its work depends on the clock): exact or approximate
-    assert verdicts["logging"] in {"trusted", "approximate"}
+    # logging is declared in configs/collect.toml (its work depends on the clock): exact, approximate, or
+    # within the machinery bound only
+    assert verdicts["logging"] in {"trusted", "approximate", "bounded"}
     assert {**verdicts, "logging": "-"} == {"nbody": "trusted", "logging": "-", "python_startup": "unreliable"}
     rows = {b["name"]: {c["check"]: c for c in b["checks"]} for b in report["benchmarks"]}
     # exact but for the rules of the registry, each named with what it covered (measure/allowances.py)

@@ -43,12 +43,16 @@ def test_unpatched_3112_fails_naming_leakage(harness: Harness, tmp_path: Path) -
     assert any("no sys._stats_on" in str(f["a"]) for f in leakage["findings"] if f["check"] == "automated path")
 
 
-def test_planted_leak_is_caught_and_named(harness: Harness, tmp_path: Path) -> None:
-    out, report = validate(harness, tmp_path, "--rev", "v3.13.5", "--workloads", "nbody,leaky")
+def test_planted_leaks_are_caught_and_named(harness: Harness, tmp_path: Path) -> None:
+    """leaky (instructions) and leaky_alloc (10,000 objects made by a few instructions) leak; nbody does not."""
+    out, report = validate(harness, tmp_path, "--rev", "v3.13.5", "--workloads", "nbody,leaky,leaky_alloc")
     assert out.returncode == 22, out.stdout[-3000:]
     leakage = next(s for s in report["steps"] if s["step"] == "leakage")
-    assert {f["workload"] for f in leakage["findings"]} == {"leaky"}
+    assert {f["workload"] for f in leakage["findings"]} == {"leaky", "leaky_alloc"}
     assert any(f["check"] == "automated vs manual" for f in leakage["findings"])
+    alloc = [f for f in leakage["findings"] if f["workload"] == "leaky_alloc" and f["counter"] == "objects.allocations"]
+    assert alloc and alloc[0]["beyond"] == "leak_check.rule[objects.allocations]"
+    assert alloc[0]["a"] - alloc[0]["b"] >= 10_000
     assert "leaky" in out.stderr.strip().splitlines()[-1]
 
 

@@ -12,6 +12,7 @@ from pystats_harness.collect import compare as suite_compare
 from pystats_harness.collect import exactness, one, report, trust, workers
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.errors import ConfigError
+from pystats_harness.measure.deferred import DeferredRule
 from pystats_harness.measure.suiteconfig import load_suite
 from pystats_harness.pyperformance import runs
 from pystats_harness.pyperformance.benchmarks import Timing, read_suite, select
@@ -154,11 +155,15 @@ def test_agreement_is_exact_without_a_declared_allowance() -> None:
         "opcode.CALL.execution_count",
         "opcode.LOAD_ATTR.specialization.miss",
     }
-    objects = trust.check_agreement([[{"objects.allocations": 100}, {"objects.allocations": 105}]], rules)
+    objects = trust.check_agreement([[{"objects.allocations": 100}, {"objects.allocations": 103}]], rules)
     assert (objects.status, objects.detail) == (
         exactness.Status.PASS,
-        "workers agree (1 counter(s) within rule tolerances.object (largest: objects.allocations 100 vs 105))",
+        "workers agree (1 counter(s) within rule leak_check.rule[objects.allocations] "
+        "(largest: objects.allocations 100 vs 103))",
     )
+    # gc once passed whatever it said: 1 collection against 900 now fails
+    gc = trust.check_agreement([[{**_c(A=5), "gc.0.collections": 1}, {**_c(A=5), "gc.0.collections": 900}]], rules)
+    assert gc.status is exactness.Status.FAIL and "gc.0.collections 1 vs 900" in gc.detail
     one_worker = trust.check_agreement([[_c(A=1)]], rules)
     assert (
         one_worker.status is exactness.Status.NOT_CHECKED
@@ -201,22 +206,42 @@ def test_empty_and_leakage_checks() -> None:
     leak = trust.check_leakage(trust.LeakCounts(_c(A=2000, B=235), _c(A=2000), 2), "", rules)
     assert leak.status is exactness.Status.FAIL and "opcode.B.execution_count 235 vs 0" in leak.detail
     # pyperf's own code in the null benchmark ran with another history than in the benchmark's worker:
-    # differences no larger than what that code executes are said, counter by counter, as approximate
+    # differences within the machinery bound (configs/collect.toml shares of the null's instructions)
+    # are said, counter by counter and with how much of the bound they used, as bounded
+    bound = exactness.Bound("machinery.func", 10, 4, 100)
     history = trust.LeakCounts(
-        {**_c(A=2000), "opcode.A.specialization.miss": 8}, {**_c(A=2002), "opcode.A.specialization.miss": 0}, 2, 100
+        {**_c(A=2000), "opcode.A.specialization.miss": 8},
+        {**_c(A=2002), "opcode.A.specialization.miss": 0},
+        2,
+        100,
+        bound=bound,
     )
     bounded = trust.check_leakage(history, "", rules)
-    assert bounded.status is exactness.Status.APPROXIMATE
-    assert "within the bracket machinery's own 100 instructions" in bounded.detail
-    assert "max 8 in opcode.A.specialization.miss (8 vs 0; 2 counter(s) differ)" in bounded.detail
-    assert {f["within"] for f in bounded.findings} == {"machinery"}
-    spread = trust.LeakCounts(_c(A=2060, B=2060), _c(A=2000, B=2000), 2, 100)  # each within 100, not both
+    assert bounded.status is exactness.Status.BOUNDED
+    assert "within rule machinery.func" in bounded.detail
+    assert "one counter used 8 of 10, the instructions executed 2 of 4 (shares of the null's 100 instructions)" in (
+        bounded.detail
+    )
+    assert "max in opcode.A.specialization.miss (8 vs 0; 2 counter(s) differ)" in bounded.detail
+    assert {f.get("within") for f in bounded.findings} == {"machinery", None}
+    assert {"rule": "machinery.func", "counter": [8, 10], "executed": [2, 4], "null": 100} in bounded.findings
+    assert trust.verdict([bounded]) is trust.Verdict.PARTIAL  # the other checks did not run
+    spread = trust.LeakCounts(_c(A=2003, B=2003), _c(A=2000, B=2000), 2, 100, bound=bound)  # each within, not both
     spread_out = trust.check_leakage(spread, "", rules)
-    assert spread_out.status is exactness.Status.FAIL and "instructions executed 4,120 vs 4,000" in spread_out.detail
-    startup = trust.LeakCounts(_c(A=2000, IMPORT_NAME=150), _c(A=2000), 2, 100)
+    assert spread_out.status is exactness.Status.FAIL and "instructions executed 4,006 vs 4,000" in spread_out.detail
+    # a leak of 3,000 instructions in a benchmark whose null executes 3,080: beyond any share of it
+    leak3000 = trust.LeakCounts(
+        _c(A=1_000_000, B=3_000), _c(A=1_000_000), 2, 3_080, bound=exactness.Bound("m", 154, 30, 3_080)
+    )
+    assert trust.check_leakage(leak3000, "", rules).status is exactness.Status.FAIL
+    startup = trust.LeakCounts(_c(A=2000, IMPORT_NAME=150), _c(A=2000), 2, 100, bound=bound)
     assert trust.check_leakage(startup, "", rules).status is exactness.Status.FAIL  # more than the machinery
-    ignored = {"objects.allocations": 5, "gc.0.collections": 3}
-    assert trust.check_leakage(trust.LeakCounts(ignored, {}, 2), "", rules).status is exactness.Status.PASS
+    unbounded = trust.LeakCounts({**_c(A=2000), "opcode.A.specialization.miss": 1}, _c(A=2000), 2, 100)
+    assert trust.check_leakage(unbounded, "", rules).status is exactness.Status.FAIL  # no bound: exact
+    within = {"objects.allocations": 3, "gc.0.collections": 1, "objects.method_cache_collisions": 70}
+    assert trust.check_leakage(trust.LeakCounts(within, {}, 2), "", rules).status is exactness.Status.PASS
+    allocated = {"objects.allocations": 10_000}  # a leak of allocations alone
+    assert trust.check_leakage(trust.LeakCounts(allocated, {}, 2), "", rules).status is exactness.Status.FAIL
     why = trust.check_leakage(None, "not checked: --no-manual", rules)
     assert (why.status, why.detail) == (exactness.Status.NOT_CHECKED, "not checked: --no-manual")
 
@@ -232,6 +257,10 @@ def test_verdicts(data_dir: Path) -> None:
 
     assert trust.verdict(list(checks.values())) is trust.Verdict.TRUSTED
     assert trust.verdict(with_(agreement=exactness.Status.APPROXIMATE)) is trust.Verdict.APPROXIMATE
+    # two words for two states: within the machinery bound is not within a declared allowance
+    assert trust.verdict(with_(leakage=exactness.Status.BOUNDED)) is trust.Verdict.BOUNDED
+    both = with_(agreement=exactness.Status.APPROXIMATE, leakage=exactness.Status.BOUNDED)
+    assert trust.verdict(both) is trust.Verdict.APPROXIMATE
     assert trust.verdict(with_(leakage=exactness.Status.NOT_CHECKED)) is trust.Verdict.PARTIAL
     assert trust.verdict(list(checks.values())[:-1]) is trust.Verdict.PARTIAL  # a check missing is not a pass
     fail_and_unchecked = with_(dumps=exactness.Status.FAIL, leakage=exactness.Status.NOT_CHECKED)
@@ -334,3 +363,25 @@ def test_workers_are_grouped_by_function_whatever_order_their_dumps_have() -> No
         [(tuple(sorted(f.items())),) * 2 for f in (f1, f2, f3)]
     )
     assert workers.groups(shuffled, 2, 2) == []  # 6 dumps are not 2 functions x 2 workers
+
+
+def test_collect_leakage_applies_validates_deferred_rule() -> None:
+    """Where the build's source shows UPDATE_MISS_STATS decrementing ``deferred`` (measure/deferred.py),
+    collect allows what the misses explain, as validate's leakage does; beyond the window, or on a build
+    where the rule does not apply, the counter stays exact."""
+    deferred, miss = "opcode.LOAD_ATTR.specialization.deferred", "opcode.LOAD_ATTR.specialization.miss"
+    by_hand = {**_c(A=2000), deferred: 104, miss: 6}  # processes x manual(benchmark)
+    parts = ({}, by_hand, {})  # automated(null), processes x manual(benchmark), processes x manual(null)
+
+    def leakage(automated_deferred: int, rule: DeferredRule | None) -> trust.CheckResult:
+        counts = trust.LeakCounts({**by_hand, deferred: automated_deferred}, dict(by_hand), 2, 0, parts)
+        return trust.check_leakage(counts, "", exactness.Rules(load_suite(), deferred=rule))
+
+    applied = DeferredRule(True, "UPDATE_MISS_STATS decrements deferred")
+    within = leakage(100, applied)  # E = -4, the window [-6, 6]
+    assert within.status is exactness.Status.PASS
+    assert f"1 counter(s) within rule deferred (largest: {deferred} 100 vs 104)" in within.detail
+    assert any(f["rule"] == "deferred" and f["a"] == 100 and f["b"] == 104 for f in within.findings)
+    assert leakage(93, applied).status is exactness.Status.FAIL  # E = -11: more than 6 misses explain
+    assert leakage(100, DeferredRule(False, "no decrement in the source")).status is exactness.Status.FAIL
+    assert leakage(100, None).status is exactness.Status.FAIL

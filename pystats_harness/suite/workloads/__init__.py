@@ -26,9 +26,12 @@ NAMES = (
     "generators",
     "strings",
 )
-"""The benchmark workloads (``null`` and ``leaky`` are harness probes, not benchmarks)."""
+"""The benchmark workloads (the :data:`PROBES` are not benchmarks)."""
 
-ALL = NAMES + ("null", "leaky")
+PROBES = ("null", "leaky", "leaky_alloc")
+"""Harness probes: the null workload and the planted leaks (instructions; allocations)."""
+
+ALL = NAMES + PROBES
 
 
 def lcg(seed, count, modulus=2**31):
