@@ -15,6 +15,7 @@ import signal
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,13 +45,26 @@ FILES = ("Objects/floatobject.c", "Objects/listobject.c")  # one new commit each
 
 
 class State:
-    """The cluster and what the rows found; the rows run in order."""
+    """The cluster and what the rows found. Each row first makes what it needs (:meth:`ensure`: two
+    live workers; its own commits), so the rows do not depend on their order; the row that kills the
+    scheduler does so on a cluster of its own."""
 
     def __init__(self, harness: Harness, base: Path, local: LocalCluster, redis: Redis, wheelhouse: Path) -> None:
         self.harness, self.base, self.local, self.redis, self.wheelhouse = harness, base, local, redis, wheelhouse
         self.settings = harness.settings.with_overrides(ccache_remote=redis.url)
         self.env = {"INVOKE_PYSTATS_CLUSTER": local.address, "INVOKE_PYSTATS_CLUSTER_WAIT": WAIT}
         self.started: list[subprocess.Popen[str]] = []  # killed at the end if a failed row left one running
+        self.named = len(local.workers)
+
+    def ensure(self, workers: int = 2) -> None:
+        """At least ``workers`` live workers (new ones, each with the v3.13.5 build and the planted
+        wheelhouse, as the first ones)."""
+        while len(self.alive()) < workers:
+            self.add(self.new_name())
+
+    def new_name(self) -> str:
+        self.named += 1
+        return f"worker-{self.named}"
 
     def invoke(self, *args: str) -> Streamed:
         streamed = Streamed(self.harness.popen(*args, **self.env))
@@ -60,9 +74,9 @@ class State:
     def alive(self) -> list[str]:
         return [name for name, proc in self.local.workers.items() if proc.poll() is None]
 
-    def add(self, name: str, **extra: str) -> None:
+    def add(self, name: str) -> None:
         _seed(self.harness, self.local.worker_cache(name))
-        self.local.add_worker(self.settings, name, extra)
+        self.local.add_worker(self.settings, name, {"INVOKE_PYSTATS_WHEELHOUSE_DIR": str(self.wheelhouse)})
         with Cluster[object, object](self.local.address, min_workers=len(self.alive())):
             pass
 
@@ -110,7 +124,8 @@ def state(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         settings = harness.settings.with_overrides(ccache_remote=redis.url)
         for name in ("worker-1", "worker-2"):
             _seed(harness, base / name)
-        with local_cluster(settings, base, 2) as local:
+        planted = {"INVOKE_PYSTATS_WHEELHOUSE_DIR": str(wheelhouse)}  # every worker: "none" until a row plants
+        with local_cluster(settings, base, 2, {"worker-1": planted, "worker-2": planted}) as local:
             with Cluster[object, object](local.address, min_workers=2):
                 pass
             state = State(harness, base, local, redis, wheelhouse)
@@ -145,6 +160,7 @@ def _busy(state: State, kind: str, deadline: float) -> set[str]:
 def test_a_worker_killed_mid_measure(state: State) -> None:
     """The v3.13.5 build is cached on both workers: the unit's measurement (a part without the build
     slot) dies with its worker and the unit runs again on the other."""
+    state.ensure(2)
     commit = Mirror(state.harness.settings.mirror_dir).resolve(BASE)
     results: list[UnitResult] = []
 
@@ -172,14 +188,8 @@ def test_a_worker_killed_mid_build_redis_killed_and_a_worker_added(state: State,
     """A history whose two new commits build at once on worker-1 and worker-2: worker-3 joins, then
     Redis (the shared ccache) is killed and one building worker with it. The survivor's build
     finishes on its local ccache; the victim's unit is built again by the worker that joined."""
-    mirror = state.harness.settings.mirror_dir
-    sha = Mirror(mirror).resolve(BASE).sha
-    for n, path in enumerate(FILES):
-        text = subprocess.run(
-            ["git", "--git-dir", str(mirror), "show", f"{sha}:{path}"], capture_output=True, text=True
-        )
-        change = {path: ("100644", text.stdout + f"/* cluster fault {n} */\n")}
-        sha = commit_files(mirror, sha, change, f"cluster fault {n}", branch="test/cf")
+    state.ensure(2)
+    sha = _commits(state, "test/cf-build", f"mid-build {uuid.uuid4().hex}")  # new commits: nothing cached
     out = tmp_path / "history"
     args = ("--from", BASE, "--to", sha, "--count", "3", "--workload", "nbody", "--metric", METRIC, "--out", str(out))
     history = state.invoke("history", *args)
@@ -188,7 +198,8 @@ def test_a_worker_killed_mid_build_redis_killed_and_a_worker_added(state: State,
     while len(builders) < 2 and time.monotonic() < deadline:
         builders = _busy(state, "build", deadline=5)
     assert len(builders) == 2, f"two builds at once expected, saw {builders}"
-    state.add("worker-3")
+    joined = state.new_name()
+    state.add(joined)
     state.redis.stop()  # mid-build on both
     victim = sorted(builders)[0]
     state.local.kill_worker(victim)
@@ -205,18 +216,33 @@ def test_a_worker_killed_mid_build_redis_killed_and_a_worker_added(state: State,
     left = state.leftovers()
     FAULTS.append(("cluster: worker killed mid-build", usable and victim not in rebuilt, damaged, len(left)))
     FAULTS.append(("cluster: Redis killed mid-build", usable and survivor in by, 0, 0))
-    FAULTS.append(("cluster: worker added mid-run", "worker-3" in by, 0, 0))
+    FAULTS.append(("cluster: worker added mid-run", joined in by, 0, 0))
     assert usable, "".join(history.lines)[-3000:] + rest[-3000:]
-    assert victim not in rebuilt and "worker-3" in by, commits
+    assert victim not in rebuilt and joined in by, commits
     assert damaged == 0 and left == [], left
 
 
+def _commits(state: State, branch: str, mark: str) -> str:
+    """Two commits after v3.13.5 on ``branch`` (one small change each to ``FILES``), made by this row."""
+    mirror = state.harness.settings.mirror_dir
+    sha = Mirror(mirror).resolve(BASE).sha
+    for n, path in enumerate(FILES):
+        text = subprocess.run(
+            ["git", "--git-dir", str(mirror), "show", f"{sha}:{path}"], capture_output=True, text=True
+        )
+        change = {path: ("100644", text.stdout + f"/* cluster fault {n}: {mark} */\n")}
+        sha = commit_files(mirror, sha, change, f"cluster fault {n} ({mark})", branch=branch)
+    return sha
+
+
 def test_every_worker_killed_is_a_bounded_wait_then_exit_18(state: State, tmp_path: Path) -> None:
+    state.ensure(2)
+    tip = _commits(state, "test/cf-all", "every worker killed")
     out = tmp_path / "history"
-    args = ("--from", BASE, "--to", "test/cf", "--count", "2", "--workload", "nbody", "--out", str(out))
+    args = ("--from", BASE, "--to", tip, "--count", "2", "--workload", "nbody", "--out", str(out))
     start = time.monotonic()
     history = state.invoke("history", *args, "--metric", "family.BINARY_OP.execution_count")
-    history.wait_for("measuring 2 of", deadline=120, contains=True)
+    history.wait_for("measuring 2 of", deadline=900, contains=True)
     killed = state.alive()
     for name in killed:
         state.local.kill_worker(name)
@@ -228,7 +254,7 @@ def test_every_worker_killed_is_a_bounded_wait_then_exit_18(state: State, tmp_pa
     survived = history.proc.returncode == 18 and len(error) == 1 and named and not out.exists()
     FAULTS.append((f"cluster: every worker killed (18 in {took:.0f} s)", survived, 0, len(state.leftovers())))
     assert survived, text[-3000:]
-    state.add("worker-4", INVOKE_PYSTATS_WHEELHOUSE_DIR=str(state.wheelhouse))
+    state.ensure(2)  # for the rows after this one
 
 
 def _collect(state: State, out: Path, loops: Path) -> Streamed:
@@ -244,6 +270,7 @@ def loops(tmp_path: Path) -> Path:
 
 
 def test_ctrl_c_during_a_cluster_collect(state: State, tmp_path: Path, loops: Path) -> None:
+    state.ensure(1)
     out = tmp_path / "collect"
     collect = _collect(state, out, loops)
     deadline = time.monotonic() + 300
@@ -263,6 +290,7 @@ def test_ctrl_c_during_a_cluster_collect(state: State, tmp_path: Path, loops: Pa
 
 
 def test_a_benchmark_that_fails_on_a_worker_is_exit_25_naming_it(state: State, tmp_path: Path, loops: Path) -> None:
+    state.ensure(1)
     (state.wheelhouse / "site" / "plant.txt").write_text("fail\n")
     try:
         out = tmp_path / "collect"
@@ -271,22 +299,32 @@ def test_a_benchmark_that_fails_on_a_worker_is_exit_25_naming_it(state: State, t
     finally:
         (state.wheelhouse / "site" / "plant.txt").write_text("none\n")
     report = json.loads((out / "report.json").read_text()) if (out / "report.json").is_file() else {}
-    survived = collect.proc.returncode == 25 and "nbody: failed" in text and "on worker-4" in text
+    by = report.get("metadata", {}).get("measured_by", {}).get("nbody", "?")
+    survived = collect.proc.returncode == 25 and "nbody: failed" in text and f"on {by}" in text
     FAULTS.append(("cluster: a benchmark fails (exit 25)", survived, 0, len(state.leftovers())))
     assert survived, text[-3000:]
-    assert report["metadata"]["measured_by"] == {"nbody": "worker-4"}
+    assert by in state.local.workers
 
 
 def test_the_scheduler_killed_is_exit_18_and_nothing_written(state: State, tmp_path: Path) -> None:
+    """On a cluster of its own (one worker), so the shared one lives on for the other rows."""
+    tip = _commits(state, "test/cf-scheduler", "scheduler killed")
     out = tmp_path / "history"
-    args = ("--from", BASE, "--to", "test/cf", "--count", "2", "--workload", "nbody", "--out", str(out))
+    args = ("--from", BASE, "--to", tip, "--count", "2", "--workload", "nbody", "--out", str(out))
     metric = "family.LOAD_ATTR.execution_count"  # not measured before: the units go out
-    history = state.invoke("history", *args, "--metric", metric)
-    history.wait_for("measuring 2 of", deadline=120, contains=True)
-    start = time.monotonic()
-    state.local.kill_scheduler()
-    text = "".join(history.lines) + history.finish(timeout=120)
-    took = time.monotonic() - start
+    own = tmp_path / "cluster"
+    _seed(state.harness, own / "worker-1")
+    with local_cluster(state.settings, own, 1) as local:
+        with Cluster[object, object](local.address, min_workers=1):
+            pass
+        env = {"INVOKE_PYSTATS_CLUSTER": local.address, "INVOKE_PYSTATS_CLUSTER_WAIT": WAIT}
+        history = Streamed(state.harness.popen("history", *args, "--metric", metric, **env))
+        state.started.append(history.proc)
+        history.wait_for("measuring 2 of", deadline=900, contains=True)
+        start = time.monotonic()
+        local.kill_scheduler()
+        text = "".join(history.lines) + history.finish(timeout=120)
+        took = time.monotonic() - start
     survived = history.proc.returncode == 18 and "stopped answering" in text and not out.exists()
     FAULTS.append((f"cluster: scheduler killed (18 in {took:.0f} s)", survived, 0, len(state.leftovers())))
     assert survived, text[-3000:]

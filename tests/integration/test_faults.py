@@ -63,34 +63,41 @@ def fault_key(harness: Harness, flags_file: str) -> str:
     return cache_key(dry.stdout.splitlines())
 
 
-KILLED: list[int] = []
+@pytest.fixture(scope="module")
+def kills(harness: Harness, flags_file: str, fault_key: str) -> dict[str, tuple[int, bool]]:
+    """kill -9 when the build announces each phase, one build at a time: phase -> (pid, whether the
+    entry served afterwards is sound). Made once, whichever test asks first, so the tests do not depend
+    on their order."""
+    done = {}
+    for phase in PHASES:
+        entry = harness.settings.builds_dir / fault_key
+        (entry / MARKER).unlink(missing_ok=True)
+        shutil.rmtree(entry, ignore_errors=True)  # each phase starts from no build of this key
+        build = _build(harness, flags_file)
+        build.wait_for(f"» {phase}", deadline=900)
+        build.proc.kill()
+        build.finish(timeout=120)
+        sound = _served_entry_is_sound(harness, fault_key)
+        done[phase] = (build.proc.pid, sound)
+        FAULTS.append((f"SIGKILL during {phase}", sound, 0 if sound else 1, -1))
+    return done
 
 
 @pytest.mark.parametrize("phase", PHASES)
-def test_sigkill_at_each_build_phase(harness: Harness, flags_file: str, fault_key: str, phase: str) -> None:
+def test_sigkill_at_each_build_phase(kills: dict[str, tuple[int, bool]], phase: str) -> None:
     """kill -9 when the build announces ``phase``: no entry, or one whose contents check out."""
-    entry = harness.settings.builds_dir / fault_key
-    (entry / MARKER).unlink(missing_ok=True)
-    shutil.rmtree(entry, ignore_errors=True)  # each phase starts from no build of this key
-    build = _build(harness, flags_file)
-    build.wait_for(f"» {phase}", deadline=900)
-    build.proc.kill()
-    build.finish(timeout=120)
-    KILLED.append(build.proc.pid)
-    sound = _served_entry_is_sound(harness, fault_key)
-    FAULTS.append((f"SIGKILL during {phase}", sound, 0 if sound else 1, -1))
+    _, sound = kills[phase]
     assert sound, "a killed build left an entry that does not match its contents"
 
 
 def test_after_the_kills_the_next_build_succeeds_and_leaves_nothing(
-    harness: Harness, flags_file: str, fault_key: str
+    harness: Harness, flags_file: str, fault_key: str, kills: dict[str, tuple[int, bool]]
 ) -> None:
-    assert len(KILLED) == len(PHASES), "run with the SIGKILL tests before it"
     nxt = harness.invoke("build", "--rev", "v3.13.5", INVOKE_PYSTATS_CONFIGURE_FLAGS_FILE=flags_file, timeout=1800)
     assert nxt.returncode == 0, nxt.stdout[-2000:] + nxt.stderr[-2000:]
     entry = lookup(harness.settings.builds_dir, fault_key)
     assert entry is not None and integrity.check(entry) == []
-    left = [item for pid in KILLED for item in _leftovers(harness, pid)]
+    left = [item for pid, _ in kills.values() for item in _leftovers(harness, pid)]
     FAULTS[:] = [(f, s, d, len(left) if n == -1 else n) for f, s, d, n in FAULTS]
     assert left == [], left
 

@@ -385,3 +385,29 @@ def test_collect_leakage_applies_validates_deferred_rule() -> None:
     assert leakage(93, applied).status is exactness.Status.FAIL  # E = -11: more than 6 misses explain
     assert leakage(100, DeferredRule(False, "no decrement in the source")).status is exactness.Status.FAIL
     assert leakage(100, None).status is exactness.Status.FAIL
+
+
+@pytest.mark.parametrize(
+    "extra, used",
+    [
+        ({}, None),
+        ({"objects.allocations": 3}, "within rule leak_check.rule[objects.allocations]"),
+        (
+            {"objects.method_cache_collisions": 70},
+            "not compared (rule leak_check.rule[objects.method_cache_collisions]",
+        ),
+    ],
+    ids=["nothing allowed", "allowed", "skipped"],
+)
+def test_collect_says_exactly_only_where_nothing_was_allowed_or_skipped(
+    extra: dict[str, int], used: str | None
+) -> None:
+    base = {**_c(A=2000, B=40), "objects.allocations": 100}
+    other = {**base, **{n: base.get(n, 0) + v for n, v in extra.items()}}
+    agreement = trust.check_agreement([[base, other]], _rules())
+    leakage = trust.check_leakage(trust.LeakCounts(other, base, 1), "", _rules())
+    for result in (agreement, leakage):
+        assert result.status is exactness.Status.PASS
+        assert ("exactly" in result.detail) is (used is None), result.detail
+        assert used is None or used in result.detail
+        assert bool([f for f in result.findings if "rule" in f]) is (used is not None)

@@ -524,3 +524,35 @@ def test_deferred_rule_read_on_the_host_from_a_builds_source(tmp_path: Path) -> 
     )
     (tmp_path / "Python" / "ceval_macros.h").write_text(MISS_STATS_NO_DEC)
     assert DeferredRule.from_source(tmp_path).applied is False
+
+
+@pytest.mark.parametrize(
+    "extra, used",
+    [
+        ({}, None),
+        ({ALLOC: 6}, f"within rule leak_check.rule[{ALLOC}]"),
+        ({MC: 70}, f"not compared (rule leak_check.rule[{MC}]: {MC})"),
+    ],
+    ids=["nothing allowed", "allowed", "skipped"],
+)
+def test_exactly_appears_only_where_nothing_was_allowed_or_skipped(
+    suite: SuiteConfig, table: dict[str, Any], extra: dict[str, int], used: str | None
+) -> None:
+    """Each step's summary, rendered from cases with and without an allowed or skipped counter."""
+    exact = {n: v - (6 if n == ALLOC else 0) for n, v in consistent_auto(suite).items()}
+    auto = {**exact, **{n: exact.get(n, 0) + v for n, v in extra.items()}}
+    leak = step_leakage(leakage_runs(suite, auto), {W: LOOPS}, suite, table)
+    counters = {LF: 120, OP: 40, ALLOC: 9}
+    alone = {w: run(w, MANUAL, counters) for w in PLAN.workloads}
+    together = {
+        w: run(w, MANUAL, {**counters, **{n: counters.get(n, 0) + v // 2 for n, v in extra.items()}})
+        for w in PLAN.workloads
+    }
+    isolation = step_isolation(PLAN, alone, together, suite)
+    for result in (leak, isolation):
+        assert result.ok, result.findings
+        assert ("exactly" in result.summary) is (used is None), result.summary
+        if used is not None:
+            assert used in result.summary and result.allowances
+        else:
+            assert result.allowances == ()
