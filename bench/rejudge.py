@@ -120,8 +120,10 @@ def main() -> int:
     for col in ("benchmark", "check", "was", "now", "detail now"):
         changes.add_column(col, overflow="fold")
     residuals: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    verdicts: dict[str, str] = {}
     for bench in report["benchmarks"]:
         bench_dir = args.out / "benchmarks" / bench["name"]
+        verdicts[bench["name"]] = bench["verdict"]
         if not (bench_dir / "dumps").is_dir():
             continue
         rules = exactness.Rules(suite, declared.get(bench["name"]), deferred=deferred)
@@ -130,9 +132,20 @@ def main() -> int:
             was = next(c["status"] for c in bench["checks"] if c["check"] == check)
             if was != result.status.value:
                 changes.add_row(bench["name"], check, was, result.status.value, result.detail[:600])
+        if got["checks"] and bench["verdict"] not in ("failed", "skipped", "unreliable"):
+            kept = [
+                trust.CheckResult(trust.Check(c["check"]), exactness.Status(c["status"]), c["detail"])
+                for c in bench["checks"]
+                if c["check"] not in got["checks"]
+            ]
+            verdicts[bench["name"]] = trust.verdict([*kept, *got["checks"].values()]).value
         if got["residual"] is not None and bench["name"] not in declared:
             residuals[",".join(shapes(bench_dir)) or "?"].append({"benchmark": bench["name"], **got["residual"]})
     console.print(changes)
+    tally = {v: sum(1 for x in verdicts.values() if x == v) for v in (t.value for t in trust.Verdict)}
+    console.print("verdicts now: " + ", ".join(f"{n} {v}" for v, n in tally.items() if n))
+    untrusted = sorted(n for n, v in verdicts.items() if v == "untrusted")
+    console.print("untrusted now: " + (", ".join(untrusted) or "none"))
     table = Table(title="leakage residual per shape: counters without a leak-check rule (no declared allowance)")
     cols = ("shapes", "benchmarks", "largest |executed| residual", "largest one-counter residual (of the null's)")
     for col in (*cols, "null's instructions"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import tomllib
 from collections import Counter
 from pathlib import Path
@@ -33,13 +34,36 @@ def is_integration(item: pytest.Item) -> bool:
 
 
 def order_and_mark(items: list[pytest.Item]) -> None:
-    """Unit tests first (a stable sort: each part keeps its own order), integration marked as such."""
+    """Unit tests first (a stable sort: each part keeps its own order), integration marked as such.
+    With ``PYSTATS_SHUFFLE=SEED`` each part is shuffled: its modules in a random order, and the tests of
+    each module (a module's fixtures are still made once), to show that no test depends on the order."""
     for item in items:
         if is_integration(item):
             item.add_marker(pytest.mark.integration)
         elif item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(UNIT_TIMEOUT))
     items.sort(key=is_integration)
+    seed = os.environ.get("PYSTATS_SHUFFLE")
+    if seed:
+        items[:] = shuffled(items, seed)
+
+
+def shuffled(items: list[pytest.Item], seed: str) -> list[pytest.Item]:
+    """Unit tests, then integration tests, each part by module in an order drawn from ``seed``."""
+    rng = random.Random(seed)
+    out: list[pytest.Item] = []
+    for part in (False, True):
+        modules: dict[Path, list[pytest.Item]] = {}
+        for item in items:
+            if is_integration(item) is part:
+                modules.setdefault(item.path, []).append(item)
+        order = list(modules)
+        rng.shuffle(order)
+        for module in order:
+            tests = modules[module]
+            rng.shuffle(tests)
+            out += tests
+    return out
 
 
 def skip_reason(report: pytest.TestReport) -> str:

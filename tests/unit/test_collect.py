@@ -229,11 +229,15 @@ def test_empty_and_leakage_checks() -> None:
     spread = trust.LeakCounts(_c(A=2003, B=2003), _c(A=2000, B=2000), 2, 100, bound=bound)  # each within, not both
     spread_out = trust.check_leakage(spread, "", rules)
     assert spread_out.status is exactness.Status.FAIL and "instructions executed 4,006 vs 4,000" in spread_out.detail
-    # a leak of 3,000 instructions in a benchmark whose null executes 3,080: beyond any share of it
-    leak3000 = trust.LeakCounts(
-        _c(A=1_000_000, B=3_000), _c(A=1_000_000), 2, 3_080, bound=exactness.Bound("m", 154, 30, 3_080)
-    )
-    assert trust.check_leakage(leak3000, "", rules).status is exactness.Status.FAIL
+    # a leak of 3,000 instructions in a benchmark whose null executes 3,080 (base64's 13 bench_time_func),
+    # by configs/collect.toml's bound: beyond it in one counter, and spread over many
+    real = exactness.bound_for(["time_func"] * 13, 3_080, exactness.load_machinery())
+    assert (real.rule, real.counter, real.executed) == ("machinery.time_func", 924, 770)
+    one = trust.LeakCounts(_c(A=1_000_000, B=3_000), _c(A=1_000_000), 2, 3_080, bound=real)
+    spread3000 = {f"OP{i}": 1_000 + (600 if i < 5 else 0) for i in range(10)}
+    many = trust.LeakCounts(_c(**spread3000), _c(**{k: 1_000 for k in spread3000}), 2, 3_080, bound=real)
+    for leak in (one, many):
+        assert trust.check_leakage(leak, "", rules).status is exactness.Status.FAIL
     startup = trust.LeakCounts(_c(A=2000, IMPORT_NAME=150), _c(A=2000), 2, 100, bound=bound)
     assert trust.check_leakage(startup, "", rules).status is exactness.Status.FAIL  # more than the machinery
     unbounded = trust.LeakCounts({**_c(A=2000), "opcode.A.specialization.miss": 1}, _c(A=2000), 2, 100)
