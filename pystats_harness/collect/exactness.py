@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pystats_harness.errors import ConfigError
-from pystats_harness.measure.allowances import Kind, Uses, compare
+from pystats_harness.measure.allowances import Kind, Uses
 from pystats_harness.measure.deferred import DeferredRule
+from pystats_harness.measure.leakrules import compare
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
 from pystats_harness.resources import COLLECT_TOML
 from pystats_harness.stats.exact import Rate
@@ -216,7 +217,7 @@ def judge(
     units: int = 1,
 ) -> Judgement:
     """Every counter of ``a`` and ``b`` (two processes of one build) compared by its rule of the leak
-    check (configs/suite.toml ``[[leak_check.rule]]``, measure/allowances.compare: exactly where none
+    check (configs/suite.toml ``[[leak_check.rule]]``, measure/leakrules.compare: exactly where none
     applies); beyond that, for a declared benchmark those within its allowance; ``adjust``: what the
     deferred window explains; and, with a ``bound``, those that differ by at most its ``counter`` counts
     (the residual of the code inside the brackets that is not the benchmark). Derived ``family.*`` counters

@@ -16,7 +16,8 @@ from typing import Any
 
 from pystats_harness.errors import RunFailed
 from pystats_harness.measure import deferred as _deferred
-from pystats_harness.measure.allowances import Uses, compare, exactly_or
+from pystats_harness.measure.allowances import Uses, exactly_or
+from pystats_harness.measure.leakrules import compare
 from pystats_harness.measure.runs import PathRun, RunPath
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
 from pystats_harness.stats.exact import Difference, Rate, display, excess, executed, net

@@ -20,7 +20,8 @@ from pystats_harness.builder import probes
 from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra.context import Context
-from pystats_harness.measure.allowances import Uses, compare, exactly_or
+from pystats_harness.measure.allowances import Uses, exactly_or
+from pystats_harness.measure.leakrules import compare
 from pystats_harness.measure.runs import PathRun, run_canary
 from pystats_harness.measure.suiteconfig import SuiteConfig, compared
 from pystats_harness.stats.exact import Rate, display, executed

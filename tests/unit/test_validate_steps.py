@@ -109,9 +109,21 @@ def test_isolation_identical_counters_pass(suite: SuiteConfig) -> None:
         f"1 counter(s) within rule leak_check.rule[{ALLOC}] (largest: {ALLOC} 9 vs 12); "
         f"1 counter(s) not compared (rule leak_check.rule[{MC}]: {MC})"
     )
-    assert result.allowances == (
-        {"rule": f"leak_check.rule[{ALLOC}]", "kind": "tolerance", "counters": [ALLOC], "largest": (ALLOC, 9, 12)},
-        {"rule": f"leak_check.rule[{MC}]", "kind": "not compared", "counters": [MC], "largest": None},
+    assert result.allowances == (  # validation.json: each rule, and each counter's two values
+        {
+            "rule": f"leak_check.rule[{ALLOC}]",
+            "kind": "tolerance",
+            "counters": [ALLOC],
+            "largest": (ALLOC, 9, 12),
+            "values": {ALLOC: [9, 12]},
+        },
+        {
+            "rule": f"leak_check.rule[{MC}]",
+            "kind": "not compared",
+            "counters": [MC],
+            "largest": None,
+            "values": {MC: [0, 70]},
+        },
     )
 
 
