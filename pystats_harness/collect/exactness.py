@@ -10,6 +10,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pystats_harness.errors import ConfigError
 from pystats_harness.measure.allowances import Kind, Uses
@@ -64,13 +65,17 @@ class Rules:
 Adjust = Callable[[str, int, int], bool]
 
 
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read the collect config {path}: {exc}") from None
+
+
 def load_declared(path: Path = COLLECT_TOML) -> dict[str, Allowance]:
     """configs/collect.toml's ``[variable.<benchmark>]`` tables: ``rel`` and ``reason`` (required),
     ``abs`` and ``measured``."""
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read the collect config {path}: {exc}") from None
+    data = _read(path)
     declared = {}
     for name, raw in data.get("variable", {}).items():
         unknown = set(raw) - {"rel", "abs", "reason", "measured"}
@@ -120,10 +125,7 @@ class Bound:
 def load_machinery(path: Path = COLLECT_TOML) -> dict[str, MachineryShare]:
     """configs/collect.toml's ``[machinery.<kind>]`` tables: ``counter``, ``executed`` (shares, 0..1) and
     ``measured`` (required)."""
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read the collect config {path}: {exc}") from None
+    data = _read(path)
     shares = {}
     for kind, raw in data.get("machinery", {}).items():
         if set(raw) != {"counter", "executed", "measured"} or not str(raw["measured"]).strip():
