@@ -18,6 +18,7 @@ import re
 import shutil
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,15 +27,18 @@ import pytest
 from pystats_harness.builder.cache import lookup
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.cluster.local import LocalCluster, local_cluster
+from pystats_harness.config import Settings
 from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
 from pystats_harness.measure.unit import MeasureUnit, UnitResult, measure_unit
 from tests.support.invoke_runner import Harness
 from tests.support.planted import BASE, BRANCH, METRIC, PLANTED, SCRIPT, WORKLOAD, planted_history
+from tests.support.repo import commit_files
 from tests.support.servers import redis_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("benchmark_wheelhouse")]
 BINARY_STEPS = 4  # the local bisect of this series: 4, 6 (fails), 7, 5
+WORKER_SETTINGS: list[Settings] = []
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +61,7 @@ def cluster(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Itera
     }
     with redis_server(base) as redis:
         settings = harness.settings.with_overrides(ccache_remote=redis.url)
+        WORKER_SETTINGS[:] = [settings]  # a row that kills a worker starts it again with these
         with local_cluster(settings, base, 4, worker_extra=unfit) as local:
             with Cluster[object, object](local.address, min_workers=4):
                 pass
@@ -100,7 +105,13 @@ def _building_worker(cluster: LocalCluster, deadline: float) -> str | None:
 def test_a_worker_killed_mid_build_the_unit_completes_elsewhere(
     harness: Harness, series: list[str], cluster: LocalCluster
 ) -> None:
-    commit = Mirror(harness.settings.mirror_dir).resolve(series[8])  # not built by the bisect before
+    # a commit of its own (after series[8]), so that no other row has built it, whatever their order
+    mirror = harness.settings.mirror_dir
+    path = "Objects/floatobject.c"
+    text = Mirror(mirror).read_file(series[8], path) or ""
+    change = {path: ("100644", text + f"/* worker killed mid-build {uuid.uuid4().hex} */\n")}
+    sha = commit_files(mirror, series[8], change, "a worker killed mid-build", branch="test/cluster-kill")
+    commit = Mirror(mirror).resolve(sha)
     results: list[UnitResult] = []
     errors: list[BaseException] = []
 
@@ -125,6 +136,9 @@ def test_a_worker_killed_mid_build_the_unit_completes_elsewhere(
     assert result.worker == survivor and result.outcome.usable, result
     assert lookup(cluster.worker_cache(survivor) / "builds", result.build_key) is not None
     assert lookup(cluster.worker_cache(victim) / "builds", result.build_key) is None  # the half entry is never served
+    cluster.add_worker(WORKER_SETTINGS[0], victim)  # back, with its cache: the other rows have their two workers
+    with Cluster[object, object](cluster.address, min_workers=4):
+        pass
 
 
 def test_history_on_the_cluster_flags_the_planted_change(
