@@ -38,6 +38,7 @@ from pystats_harness.stats.exact import executed
 from tests.support.builds import cache_key
 from tests.support.invoke_runner import run_invoke
 
+MACHINERY = exactness.load_machinery()
 SHAPES = re.compile(r"the null benchmark \(([^)]*)\)")
 
 
@@ -81,11 +82,10 @@ def rejudge(entry: Any, bench_dir: Path, old: dict[str, Any], processes: int, ru
     if manual and null_auto and checks.get("leakage", {}).get("status") != "not checked":
         a_w = functools.reduce(overhead.add, per_dump, dict[str, int]())
         a_null = count(null_auto)
-        m_w, m_null = overhead.scaled(count(manual), processes), overhead.scaled(count(null_manual), processes)
-        predicted = overhead.add(m_w, overhead.subtract(a_null, m_null))
-        null = executed(a_null) + executed(m_null)
-        bound = exactness.bound_for([k.split(":")[0] for k in shapes(bench_dir)], null, exactness.load_machinery())
-        counts = trust.LeakCounts(a_w, predicted, processes, null, (a_null, m_w, m_null), bound, nfunctions)
+        counts = overhead.leak_counts(
+            a_w, a_null, count(manual), count(null_manual), processes, nfunctions, shapes(bench_dir), MACHINERY
+        )
+        predicted = counts.predicted
         new["leakage"] = trust.check_leakage(counts, "", rules)
         residual = {
             "executed": executed(a_w) - executed(predicted),

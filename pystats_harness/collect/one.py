@@ -28,7 +28,6 @@ from pystats_harness.pyperformance.benchmarks import Benchmark
 from pystats_harness.pyperformance.runs import BenchmarkRunFailed, Place
 from pystats_harness.stats import summary
 from pystats_harness.stats.collection import Collection, per_loop, save
-from pystats_harness.stats.exact import executed
 from pystats_harness.stats.summarize_json import summarize_json, write_summarize_json
 
 Phase = Callable[[str], None]
@@ -140,15 +139,17 @@ def _leakage(
     null_auto = overhead.keep([d for n in used for d in n.automated], out / "null" / "automated")
     null_manual = overhead.keep([d for n in used for d in n.manual], out / "null" / "manual")
     pyperf_code = overhead.counters(entry, null_auto)  # over every worker of every timed function
-    runner_code = overhead.scaled(overhead.counters(entry, null_manual), options.processes)
     _write_net(entry, bench, measured, (null_auto, pyperf_code), manual.shapes, loops, options.processes, out / "net")
-    by_hand = overhead.scaled(overhead.counters(entry, overhead.keep(manual.dumps, out / "manual")), options.processes)
-    predicted = overhead.add(by_hand, overhead.subtract(pyperf_code, runner_code))
-    machinery = executed(pyperf_code) + executed(runner_code)
-    parts = (pyperf_code, by_hand, runner_code)
-    bound = exactness.bound_for([s.split(":")[0] for s in manual.shapes], machinery, options.machinery)
-    counts = trust.LeakCounts(
-        measured.total, predicted, options.processes, machinery, parts, bound, len(measured.functions)
+    by_hand = overhead.counters(entry, overhead.keep(manual.dumps, out / "manual"))
+    counts = overhead.leak_counts(
+        measured.total,
+        pyperf_code,
+        by_hand,
+        overhead.counters(entry, null_manual),
+        options.processes,
+        len(measured.functions),
+        manual.shapes,
+        options.machinery,
     )
     return counts, "", uses
 

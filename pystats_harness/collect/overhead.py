@@ -23,11 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pystats_harness.builder.cache import BuildInfo, CacheEntry
+from pystats_harness.collect import exactness, trust
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.pyperformance import runs
 from pystats_harness.stats.collection import collect
 from pystats_harness.stats.dumps import DumpResult, parse_files
+from pystats_harness.stats.exact import executed
 
 Key = tuple[str, int, int]  # shape, loops, processes
 
@@ -114,3 +116,24 @@ def net_dump(dumps: Sequence[Path], null_dumps: Sequence[Path]) -> DumpResult:
     total, null = parse_files(list(dumps)), parse_files(list(null_dumps))
     raw = {key: total.raw.get(key, 0) - null.raw.get(key, 0) for key in set(total.raw) | set(null.raw)}
     return DumpResult(total.sources, raw, total.counted_lines, total.warnings)
+
+
+def leak_counts(
+    automated: Mapping[str, int],
+    null_automated: Mapping[str, int],
+    manual: Mapping[str, int],
+    null_manual: Mapping[str, int],
+    processes: int,
+    functions: int,
+    shapes: Sequence[str],
+    shares: Mapping[str, exactness.MachineryShare],
+) -> trust.LeakCounts:
+    """What the leakage check compares: the automated counts (every worker), and what the manual path
+    predicts for them, ``processes`` x manual + (automated(null) - ``processes`` x manual(null)), with
+    the machinery bound of the timed functions' ``shapes`` (``kind:nargs``)."""
+    by_hand, runner = scaled(manual, processes), scaled(null_manual, processes)
+    predicted = add(by_hand, subtract(null_automated, runner))
+    machinery = executed(null_automated) + executed(runner)
+    bound = exactness.bound_for([s.split(":")[0] for s in shapes], machinery, shares)
+    parts = (null_automated, by_hand, runner)
+    return trust.LeakCounts(dict(automated), predicted, processes, machinery, parts, bound, functions)
