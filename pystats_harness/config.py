@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pystats_harness.config_values import (
+    _as_bool,
+    _as_cache_size,
+    _as_choice,
+    _as_int,
+    _as_positive,
+    _as_redis_url,
+    _as_scheduler,
+    _as_size,
+)
 from pystats_harness.errors import ConfigError
 from pystats_harness.paths import CachePaths
 from pystats_harness.resources import PROJECT_ROOT
@@ -51,6 +60,11 @@ SETTINGS: dict[str, Setting] = {
     ),
     "default_rev": Setting("v3.13.5", "revision used when `--rev` is omitted"),
     "config": Setting("default", "build configuration used when `--config` is omitted (`configs/configurations.toml`)"),
+    "repairs": Setting(
+        "auto",
+        "`auto`: a revision whose pystats build upstream broke is built with the stats lines of the upstream fix "
+        "(`configs/repairs.toml`); `none`: never",
+    ),
     "keep_containers": Setting("false", "keep containers for debugging"),
     "run_timeout": Setting("900", "seconds a run container may take"),
     # Limits of a run container: the reference suite peaks at ~50 MiB and 2 processes (pyperf runs its
@@ -112,6 +126,7 @@ class Settings:
     configure_flags_file: Path
     default_rev: str
     config: str  # a name in configs/configurations.toml, checked where a build is planned
+    repairs: str  # "auto" or "none" (builder/repairs.py)
     keep_containers: bool
     run_timeout: int
     run_memory: str  # a size the engine reads ("2g"), validated and lower-cased
@@ -160,78 +175,6 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
 
-def _as_bool(key: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off", ""):
-        return False
-    raise ConfigError(f"setting pystats.{key}={value!r} is not a boolean; use true or false")
-
-
-def _as_int(key: str, value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"setting pystats.{key}={value!r} is not an integer") from None
-
-
-def _as_cache_size(key: str, value: Any) -> str:
-    if (text := str(value).strip()) and not re.fullmatch(r"(?i)\d+(\.\d+)?\s*[kmgt]?i?b?", text):
-        raise ConfigError(
-            f"setting pystats.{key}={value!r} is not a size; write e.g. 500M, 20G or 1.5T (empty: no limit)"
-        )
-    return text
-
-
-#: Bytes per unit of a size setting; the engine refuses a memory limit under 6 MiB.
-_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
-_MIN_MEMORY = 6 * 1024**2
-
-
-def _as_size(key: str, value: Any) -> str:
-    """A memory size as the engine reads it: digits and an optional unit b, k, m or g ("512m", "2g")."""
-    text = str(value).strip().lower()
-    match = re.fullmatch(r"(\d+)([bkmg]?)", text)
-    if match is None:
-        raise ConfigError(f"setting pystats.{key}={value!r} is not a size; use digits and a unit, like 512m or 2g")
-    if int(match[1]) * _UNITS[match[2]] < _MIN_MEMORY:
-        raise ConfigError(f"setting pystats.{key}={value!r} is below the engine's minimum memory limit of 6m")
-    return text
-
-
-def _as_positive(key: str, value: Any) -> int:
-    if (number := _as_int(key, value)) < 1:
-        raise ConfigError(f"setting pystats.{key}={number} must be at least 1")
-    return number
-
-
-def _as_redis_url(key: str, value: Any) -> str:
-    """Empty, or ``redis://host:port`` (what ccache's remote storage reads; the port is required)."""
-    text = str(value).strip()
-    if text and not re.fullmatch(r"redis://[A-Za-z0-9._-]+:\d{1,5}(/\d+)?", text):
-        raise ConfigError(
-            f"setting pystats.{key}={value!r} is not a Redis address; write redis://HOST:PORT (empty: none)"
-        )
-    return text
-
-
-def _as_scheduler(key: str, value: Any) -> str:
-    """Empty (this machine) or a Dask scheduler address; ``host:port`` gets the default ``tcp://``."""
-    text = str(value).strip()
-    if not text:
-        return ""
-    if "://" not in text:
-        text = f"tcp://{text}"
-    if not re.fullmatch(r"(tcp|tls)://[A-Za-z0-9._\[\]:-]+:\d{1,5}", text):
-        raise ConfigError(
-            f"setting pystats.{key}={value!r} is not a Dask scheduler address; write tcp://HOST:PORT (empty: local)"
-        )
-    return text
-
-
 def settings_from_environment(environ: Mapping[str, str]) -> Settings:
     """Settings from ``INVOKE_PYSTATS_<KEY>`` variables alone, as a Dask worker process reads them."""
     prefix = "INVOKE_PYSTATS_"
@@ -265,6 +208,7 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         configure_flags_file=_project_path(str(merged["configure_flags_file"])),
         default_rev=str(merged["default_rev"]),
         config=str(merged["config"]).strip() or "default",
+        repairs=_as_choice("repairs", merged["repairs"], ("auto", "none")),
         keep_containers=_as_bool("keep_containers", merged["keep_containers"]),
         run_timeout=_as_int("run_timeout", merged["run_timeout"]),
         run_memory=_as_size("run_memory", merged["run_memory"]),

@@ -8,7 +8,6 @@ argv, exit status and stderr tail), so that nothing ever parses a message back.
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -112,6 +111,13 @@ class BuildFailed(HarnessError):
         self.status = status
         self.log_tail = tuple(log_tail)
         self.log_path = log_path
+        self.repairs_tried: tuple[str, ...] = ()
+
+    def no_repair(self, files: Sequence[str], tried: Sequence[str]) -> None:
+        """Say that no upstream repair fits (the search's result: what it tried, if anything)."""
+        self.repairs_tried = tuple(tried)
+        what = f"tried {', '.join(tried)}" if tried else "no later first-parent commit has stats lines there that apply"
+        self.args = (f"{self.args[0]}; no upstream repair of {', '.join(files)} fits: {what}",)
 
     def first_error(self) -> str:
         """The compiler's or make's first error line in the log tail ("" if none)."""
@@ -180,51 +186,6 @@ class DiskFull(HarnessError):
             "Free space (e.g. `invoke cache prune --max-size 20G`) or set pystats.cache_dir to a larger disk"
         )
         self.where = where
-
-
-class Resource(enum.Enum):
-    """What a run container is limited in (the settings ``run_pids`` and ``run_memory``)."""
-
-    PROCESSES = "process"
-    MEMORY = "memory"
-
-
-@dataclass(frozen=True)
-class Limit:
-    """One limit of a run: what it limits, its value as set ("2g", "256") and the setting's name."""
-
-    resource: Resource
-    value: str
-    setting: str
-
-    @property
-    def what_happened(self) -> str:
-        if self.resource is Resource.MEMORY:
-            return "the kernel OOM-killed it"
-        return "it could not start another process or thread"
-
-
-class LimitReached(RunFailed):
-    """A run was stopped by its process or memory limit (a fork bomb may reach both: each process costs
-    memory); carries the limits reached and the run's directory."""
-
-    exit_code = ExitCode.LIMIT_REACHED
-
-    def __init__(self, *, label: str, limits: Sequence[Limit], run_dir: Path) -> None:
-        named = " and ".join(f"{limit.resource.value} limit ({limit.value})" for limit in limits)
-        how = " and ".join(limit.what_happened for limit in limits)
-        settings = " and ".join(f"pystats.{limit.setting}" for limit in limits)
-        super().__init__(
-            f"{named} reached by run '{label}': {how}; output kept in {run_dir}; "
-            f"raise {settings} if the workload really needs more"
-        )
-        self.label = label
-        self.limits = tuple(limits)
-        self.run_dir = run_dir
-
-    @property
-    def resources(self) -> tuple[Resource, ...]:
-        return tuple(limit.resource for limit in self.limits)
 
 
 class EndpointsDoNotDiffer(ConfigError):

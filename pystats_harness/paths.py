@@ -53,6 +53,7 @@ class CachePaths:
     lanes = Area("lanes", "reused build directories, per build group")
     configure_cache = Area("configure-cache", "configure's cached answers, per build group")
     build_logs = Area("logs", "logs of failed builds")
+    repairs_found = Area("repairs", "upstream fixes found for revisions whose pystats build failed")
     runs = Area("runs", "each run's output and stats files")
     run_scripts = Area("scripts", "workload scripts copied for runs (readable by nobody)")
     pyperformance = Area("pyperformance", "pyperformance's benchmarks, extracted from its wheel")

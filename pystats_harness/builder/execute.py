@@ -20,9 +20,10 @@ from pystats_harness.builder.plan import BuildPlan, build_group
 from pystats_harness.builder.script import BuildLog, EventKind, build_script
 from pystats_harness.errors import BuildFailed, DiskFull, HarnessError, Interrupted
 from pystats_harness.infra import engine
+from pystats_harness.infra.apply import apply_patches
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic
-from pystats_harness.infra.mirror import Mirror, apply_patches
+from pystats_harness.infra.mirror import Mirror
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER, SOURCE_IN_CONTAINER
 
 #: Files copied from the worktree into the artifact (for summarize_stats.py, name tables, and the
@@ -156,6 +157,11 @@ def _compile(ctx: Context, plan: BuildPlan, mirror: Mirror, worktree: Path, stag
     """Patches, a lane, the build container; returns the facts for the manifest."""
     settings = ctx.settings
     patch_paths = [p.path for p in plan.patches.patches]
+    upstream_dir = staged / "upstream"
+    for u in plan.upstream:  # kept with the build, applied after the series
+        upstream_dir.mkdir(exist_ok=True)
+        (upstream_dir / u.file_name).write_text(u.text)
+        patch_paths.append(upstream_dir / u.file_name)
     patched = patched_files(patch_paths)
     apply_patches(worktree, patch_paths)
     copied = _copy_source_subset(worktree, staged / "src")
@@ -187,6 +193,7 @@ def manifest(plan: BuildPlan, facts: dict[str, Any], report: probes.ProbeReport,
         "configuration_form": {"id": plan.configuration.form, "llvm": plan.configuration.llvm},
         "runtime": plan.configuration.runtime(),
         "patches": plan.patches.manifest_patches(),
+        "upstream": [u.to_dict() for u in plan.upstream],
         "configure_flags": list(plan.all_configure_args),
         "image": {"tag": plan.image_tag, "id": plan.image_id},
         "compiler": facts.get("compiler", "unknown"),

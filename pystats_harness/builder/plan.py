@@ -7,12 +7,13 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pystats_harness.builder import configurations, patches
 from pystats_harness.builder.cache import cache_key
 from pystats_harness.builder.configurations import DEFAULT_CHOSEN, Chosen, Configuration, Llvm
 from pystats_harness.builder.series import Reader, Series
+from pystats_harness.builder.upstream import Kind, UpstreamPatch
 from pystats_harness.errors import ImageError
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER
@@ -30,6 +31,20 @@ class BuildPlan:
     key: str
     jobs: int
     configuration: Chosen = DEFAULT_CHOSEN
+    upstream: tuple[UpstreamPatch, ...] = ()  # repairs and reverts, applied after the series
+
+    @property
+    def repair(self) -> UpstreamPatch | None:
+        return next((u for u in self.upstream if u.kind is Kind.REPAIR), None)
+
+    def with_upstream(self, *extra: UpstreamPatch) -> BuildPlan:
+        """This plan with more upstream changes (its own cache key)."""
+        upstream = (*self.upstream, *extra)
+        return replace(
+            self,
+            upstream=upstream,
+            key=_key(self.commit, self.patches, self.configure_flags, self.image_id, self.configuration, upstream),
+        )
 
     @property
     def all_configure_args(self) -> tuple[str, ...]:
@@ -60,6 +75,7 @@ class PlanInputs:
     configuration: Configuration | None = None  # None: the default configuration
     llvm: Llvm = field(default_factory=Llvm)
     variant_images: Mapping[str, str] = field(default_factory=dict)
+    upstream: tuple[UpstreamPatch, ...] = ()  # read from the mirror: the repair this revision needs, a revert
 
 
 def _image(inputs: PlanInputs, chosen: Chosen) -> tuple[str, str]:
@@ -85,7 +101,7 @@ def plan_build(inputs: PlanInputs) -> BuildPlan:
         what = f"{inputs.commit.rev} ({inputs.commit.short})"
         chosen = configurations.choose(inputs.configuration, inputs.read_tree, inputs.llvm, what)
     tag, image_id = _image(inputs, chosen)
-    key = cache_key(inputs.commit.sha, selection.digests, inputs.configure_flags, image_id, chosen.key_part())
+    key = _key(inputs.commit, selection, inputs.configure_flags, image_id, chosen, inputs.upstream)
     return BuildPlan(
         commit=inputs.commit,
         patches=selection,
@@ -95,7 +111,21 @@ def plan_build(inputs: PlanInputs) -> BuildPlan:
         key=key,
         jobs=inputs.jobs,
         configuration=chosen,
+        upstream=inputs.upstream,
     )
+
+
+def _key(
+    commit: CommitInfo,
+    selection: patches.PatchPlan,
+    flags: tuple[str, ...],
+    image_id: str,
+    chosen: Chosen,
+    upstream: tuple[UpstreamPatch, ...],
+) -> str:
+    """The cache key: an upstream change is one more patch digest (none: the key builds always had)."""
+    digests = [*selection.digests, *(u.digest for u in upstream)]
+    return cache_key(commit.sha, digests, flags, image_id, chosen.key_part())
 
 
 def to_text(plan: BuildPlan, *, cached: bool) -> str:
@@ -105,6 +135,7 @@ def to_text(plan: BuildPlan, *, cached: bool) -> str:
             f"revision   {c.rev} -> {c.sha}",
             f"commit     {c.date}  {c.subject[:70]}",
             f"patches    {plan.patches.summary()}",
+            *(f"upstream   {u.describe()}: {u.subject[:60]}; {u.how}" for u in plan.upstream),
             f"config     {plan.configuration.describe()}",
             f"image      {plan.image_tag} ({plan.image_id[:19]})",
             f"configure  {' '.join(plan.all_configure_args)}",

@@ -24,7 +24,7 @@ from pystats_harness.bisect.driver import BisectRun, Progress, run_bisect
 from pystats_harness.bisect.judge import Judge, Verdict
 from pystats_harness.bisect.plot import write_plot
 from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich
-from pystats_harness.cli.common import CONFIG_HELP, configuration, number, out_suffix
+from pystats_harness.cli.common import CONFIG_HELP, REPAIRS_HELP, configuration, number, out_suffix
 from pystats_harness.cli.shell import exit_with, harness_task, settings_of
 from pystats_harness.config import Settings
 from pystats_harness.console import Reporter, stdout_console
@@ -216,6 +216,7 @@ def bisect(
 
 @harness_task(
     help={
+        "repairs": REPAIRS_HELP,
         "good": "revision where the metric has its old value (sha, tag, branch, main~3)",
         "bad": "later revision where it has changed (if good is on another branch: their merge base is used)",
         "workload": "suite workload (nbody, richards, ... see configs/suite.toml), pyperformance:NAME (the benchmark's timed function on the manual path; default --loops 1), or a path to a .py script defining run(loops)",
@@ -240,9 +241,10 @@ def bisect_task(
     out: str | None = None,
     jobs: str | None = None,
     config: str | None = None,
+    repairs: str | None = None,
 ) -> None:
     """Find the first commit between good and bad where a pystats metric changed."""
-    ctx = settings_of(c)
+    ctx = settings_of(c, repairs=repairs)
     code = bisect(
         ctx,
         good=good,

@@ -7,13 +7,22 @@ import time
 from pathlib import Path
 
 from invoke import Context as InvokeContext
+from rich.markup import escape
 
-from pystats_harness.builder import fingerprint, patches, probes, releases
+from pystats_harness.builder import fingerprint, patches, probes, releases, repairs
 from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.builder.image import build_builder_image, build_llvm_variant
 from pystats_harness.builder.obtain import cached, obtain, plan_for
 from pystats_harness.builder.plan import to_text
-from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, argv_after_double_dash, configuration, number, resolve
+from pystats_harness.cli.common import (
+    CONFIG_HELP,
+    PATCHES_HELP,
+    REPAIRS_HELP,
+    argv_after_double_dash,
+    configuration,
+    number,
+    resolve,
+)
 from pystats_harness.cli.shell import exit_with, harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import VerificationFailed
@@ -89,7 +98,16 @@ def show_patches(ctx: Context, commit: CommitInfo, requested: str) -> None:
     mirror = Mirror(ctx.settings.mirror_dir)
     plan = patches.select(lambda path: mirror.read_file(commit.sha, path), requested)
     title = f"patches for {commit.rev} ({commit.short}), --patches {requested}"
-    stdout_console().print(patches.to_rich(plan, title=title))
+    out = stdout_console()
+    out.print(patches.to_rich(plan, title=title))
+    settings = ctx.settings
+    repair = repairs.planned(mirror, commit, settings.repairs, settings.paths.repairs_found)
+    if repair is not None:
+        out.print(f"repair: {repair.describe()}: {escape(repair.subject)}\n  why: {escape(repair.how)}")
+        out.print(escape(repair.text.rstrip()), highlight=False)
+    else:
+        off = settings.repairs == "none"
+        out.print("repair: off (--repairs none)" if off else "repair: none (in no known window, none found earlier)")
 
 
 def verify(ctx: Context, commit: CommitInfo, requested: str, config: str) -> None:
@@ -141,6 +159,7 @@ def image_task(c: InvokeContext, bootstrap: bool = False, llvm: str | None = Non
 
 @harness_task(
     help={
+        "repairs": REPAIRS_HELP,
         "rev": "revision: sha, short sha, tag, branch or main~3 (default: setting pystats.default_rev)",
         "patches": PATCHES_HELP,
         "config": CONFIG_HELP,
@@ -155,15 +174,17 @@ def build_task(
     config: str | None = None,
     dry_run: bool = False,
     verbose: bool = False,
+    repairs: str | None = None,
 ) -> None:
     """Build (or find in the cache) a --enable-pystats interpreter for a revision."""
-    ctx = settings_of(c, verbose=verbose)
+    ctx = settings_of(c, verbose=verbose, repairs=repairs)
     name = configuration(ctx, config)
     build(ctx, resolve(ctx, rev), patches, name, dry_run=dry_run)
 
 
 @harness_task(
     help={
+        "repairs": REPAIRS_HELP,
         "rev": "revision of a cached build (default: setting pystats.default_rev)",
         "patches": "the --patches the build was made with (default auto)",
         "config": "the configuration the build was made with; its run-time switch (e.g. -X uops) comes first",
@@ -176,34 +197,43 @@ def run_task(
     patches: str = "auto",
     config: str | None = None,
     no_stats_dir: bool = False,
+    repairs: str | None = None,
 ) -> None:
     """Run the built interpreter in a fresh, confined container: invoke run --rev REV -- ARGS..."""
-    ctx = settings_of(c)
+    ctx = settings_of(c, repairs=repairs)
     name = configuration(ctx, config)
     exit_with(run(ctx, resolve(ctx, rev), patches, name, argv_after_double_dash(), stats_dir=not no_stats_dir))
 
 
 @harness_task(
     help={
+        "repairs": REPAIRS_HELP,
         "rev": "revision (default: setting pystats.default_rev)",
         "patches": PATCHES_HELP,
     }
 )
-def patches_task(c: InvokeContext, rev: str | None = None, patches: str = "auto") -> None:
+def patches_task(c: InvokeContext, rev: str | None = None, patches: str = "auto", repairs: str | None = None) -> None:
     """Show which patches a revision needs (apply / already present / not applicable, and why)."""
-    ctx = settings_of(c)
+    ctx = settings_of(c, repairs=repairs)
     show_patches(ctx, resolve(ctx, rev), patches)
 
 
 @harness_task(
     help={
+        "repairs": REPAIRS_HELP,
         "rev": "revision of a cached build (default: setting pystats.default_rev)",
         "patches": "the --patches it was built with",
         "config": "the configuration it was built with (its run-time switch is used)",
     }
 )
-def verify_task(c: InvokeContext, rev: str | None = None, patches: str = "auto", config: str | None = None) -> None:
+def verify_task(
+    c: InvokeContext,
+    rev: str | None = None,
+    patches: str = "auto",
+    config: str | None = None,
+    repairs: str | None = None,
+) -> None:
     """Rerun the behaviour fingerprint on a cached build; non-zero exit on any mismatch."""
-    ctx = settings_of(c)
+    ctx = settings_of(c, repairs=repairs)
     name = configuration(ctx, config)
     verify(ctx, resolve(ctx, rev), patches, name)

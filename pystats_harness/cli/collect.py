@@ -11,7 +11,15 @@ from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, configuration, number, out_suffix, resolve
+from pystats_harness.cli.common import (
+    CONFIG_HELP,
+    PATCHES_HELP,
+    REPAIRS_HELP,
+    configuration,
+    number,
+    out_suffix,
+    resolve,
+)
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.collect import driver, one
@@ -137,6 +145,7 @@ def raise_for(outcomes: list[one.Outcome], *, strict: bool = False) -> None:
 
 @harness_task(
     help={
+        "repairs": REPAIRS_HELP,
         "rev": "revision to build (if not cached) and collect (default: setting pystats.default_rev)",
         "patches": PATCHES_HELP,
         "config": CONFIG_HELP,
@@ -161,9 +170,10 @@ def collect_task(
     out: str | None = None,
     no_manual: bool = False,
     strict: bool = False,
+    repairs: str | None = None,
 ) -> None:
     """pystats for pyperformance benchmarks, each in its own container, with a trust verdict per benchmark."""
-    ctx = settings_of(c)
+    ctx = settings_of(c, repairs=repairs)
     outcomes = run_collect(
         ctx,
         rev,

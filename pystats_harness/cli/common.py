@@ -32,9 +32,11 @@ __all__ = [
 ]
 
 
-def context(pystats_config: Mapping[str, Any], *, verbose: bool = False) -> Context:
-    """The invocation's context from invoke's ``pystats`` config (invoke.yaml, INVOKE_PYSTATS_*)."""
-    return Context(load_settings(dict(pystats_config)), Reporter(verbose=verbose))
+def context(pystats_config: Mapping[str, Any], *, verbose: bool = False, **options: str | None) -> Context:
+    """The invocation's context from invoke's ``pystats`` config (invoke.yaml, INVOKE_PYSTATS_*); an option
+    given (``--repairs none``) overrides the setting of its name."""
+    given = {key: value for key, value in options.items() if value is not None}
+    return Context(load_settings({**dict(pystats_config), **given}), Reporter(verbose=verbose))
 
 
 def resolve(ctx: Context, rev: str | None) -> CommitInfo:
@@ -43,6 +45,11 @@ def resolve(ctx: Context, rev: str | None) -> CommitInfo:
     return Mirror(ctx.settings.mirror_dir).resolve(rev or ctx.settings.default_rev)
 
 
+#: The help of every task's ``--repairs``.
+REPAIRS_HELP = (
+    "auto: a revision whose pystats build upstream broke is built with the stats lines of the upstream fix "
+    "(configs/repairs.toml); none: never (default: setting pystats.repairs)"
+)
 #: The help of every task's ``--config``.
 PATCHES_HELP = "auto (default), none, or a comma-separated list of change ids"
 CONFIG_HELP = (

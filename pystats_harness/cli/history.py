@@ -9,7 +9,7 @@ from pathlib import Path
 from invoke import Context as InvokeContext
 from rich.markup import escape
 
-from pystats_harness.cli.common import CONFIG_HELP, configuration, number, out_suffix
+from pystats_harness.cli.common import CONFIG_HELP, REPAIRS_HELP, configuration, number, out_suffix
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
@@ -84,6 +84,7 @@ def history(
 
 @harness_task(
     help={
+        "repairs": REPAIRS_HELP,
         "from_": "oldest commit of the range (sha, tag, branch); must be an ancestor of --to",
         "to": "newest commit of the range; the commits between are its first-parent chain",
         "workload": "suite workload or pyperformance:NAME run at every commit (default nbody; see configs/suite.toml)",
@@ -111,9 +112,10 @@ def history_task(
     loops: str | None = None,
     out: str | None = None,
     config: str | None = None,
+    repairs: str | None = None,
 ) -> None:
     """pystats across a range of commits (first parent): a table, a plot, change points with subjects."""
-    ctx = settings_of(c)
+    ctx = settings_of(c, repairs=repairs)
     history(
         ctx,
         from_=from_,

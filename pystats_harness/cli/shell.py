@@ -17,9 +17,9 @@ from pystats_harness.cli.common import context, error_exit
 from pystats_harness.infra.context import Context
 
 
-def settings_of(c: InvokeContext, *, verbose: bool = False) -> Context:
-    """The invocation's context from invoke's ``pystats`` config."""
-    return context(c.config.get("pystats", {}), verbose=verbose)
+def settings_of(c: InvokeContext, *, verbose: bool = False, repairs: str | None = None) -> Context:
+    """The invocation's context from invoke's ``pystats`` config (``repairs``: the task's ``--repairs``)."""
+    return context(c.config.get("pystats", {}), verbose=verbose, repairs=repairs)
 
 
 def _sigterm_as_interrupt(_signum: int, _frame: Any) -> None:

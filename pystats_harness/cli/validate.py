@@ -10,7 +10,7 @@ from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, configuration, out_suffix, resolve
+from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, REPAIRS_HELP, configuration, out_suffix, resolve
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.console import stdout_console
@@ -138,6 +138,7 @@ def run_baseline(
 
 @harness_task(
     help={
+        "repairs": REPAIRS_HELP,
         "rev": "revision (default: setting pystats.default_rev); built first if not cached",
         "patches": PATCHES_HELP,
         "config": CONFIG_HELP,
@@ -158,9 +159,10 @@ def validate_task(
     out: str | None = None,
     require_baseline: bool = False,
     strict: bool = False,
+    repairs: str | None = None,
 ) -> None:
     """Prove the stats of a build are reliable: fingerprint, canaries, threads, leakage, isolation, baselines."""
-    ctx = settings_of(c)
+    ctx = settings_of(c, repairs=repairs)
     name = configuration(ctx, config)
     report = run_validate(ctx, rev, patches, name, workloads=workloads, jobs=int(jobs), out=out, strict=strict)
     error = report.error(require_baseline=require_baseline, strict=strict)

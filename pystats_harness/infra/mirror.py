@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 
 import git
 
-from pystats_harness.errors import CheckoutFailed, Interrupted, MirrorError, PatchError, RevisionNotFound
+from pystats_harness.errors import CheckoutFailed, MirrorError, RevisionNotFound
 from pystats_harness.infra import proc
 
 
@@ -36,6 +35,12 @@ class CommitInfo:
     @property
     def short(self) -> str:
         return self.sha[:10]
+
+
+def _info(c: Any) -> CommitInfo:
+    """A GitPython commit as a CommitInfo named by its sha."""
+    date = datetime.fromtimestamp(c.committed_date, tz=UTC).isoformat()
+    return CommitInfo(rev=c.hexsha, sha=c.hexsha, date=date, subject=str(c.summary))
 
 
 def _git_error(exc: git.GitCommandError) -> str:
@@ -140,24 +145,47 @@ class Mirror:
             bases = repo.merge_base(a, b)
             if not bases:
                 return None
-            c = bases[0]
-            date = datetime.fromtimestamp(c.committed_date, tz=UTC).isoformat()
-            return CommitInfo(rev=c.hexsha, sha=c.hexsha, date=date, subject=str(c.summary))
+            return _info(bases[0])
 
     def ancestry_path(self, good: str, bad: str, *, first_parent: bool = False) -> list[CommitInfo]:
         """Commits on the ancestry path good..bad, oldest first (bad included, good excluded)."""
         with self._repo() as repo:
             extra: dict[str, Any] = {"first_parent": True} if first_parent else {}
             commits = list(repo.iter_commits(f"{good}..{bad}", ancestry_path=True, reverse=True, **extra))
-            return [
-                CommitInfo(
-                    rev=c.hexsha,
-                    sha=c.hexsha,
-                    date=datetime.fromtimestamp(c.committed_date, tz=UTC).isoformat(),
-                    subject=str(c.summary),
-                )
-                for c in commits
-            ]
+            return [_info(c) for c in commits]
+
+    def diff(self, old: str, new: str, paths: tuple[str, ...] = ()) -> str:
+        """``git diff old new [-- paths]`` (renames shown as such), or "" if git cannot tell."""
+        with self._repo() as repo:
+            try:
+                return str(repo.git.diff("--no-color", "--no-ext-diff", "-M", old, new, "--", *paths))
+            except git.GitCommandError:
+                return ""
+
+    def parent(self, sha: str) -> CommitInfo | None:
+        """The first parent of ``sha`` (None for a root commit)."""
+        with self._repo() as repo:
+            parents = repo.commit(sha).parents
+            return _info(parents[0]) if parents else None
+
+    def first_parent_after(self, sha: str, horizon: int, paths: tuple[str, ...] = ()) -> list[CommitInfo]:
+        """The first-parent commits after ``sha`` (oldest first, at most ``horizon`` of them) on the branch
+        that carries it (``main`` when it does, else the first branch by name), those that touch ``paths``
+        when given."""
+        with self._repo() as repo:
+            try:
+                branches = repo.git.branch("--contains", sha, "--format=%(refname:short)").split()
+            except git.GitCommandError:
+                return []
+            if not branches:
+                return []
+            tip = "main" if "main" in branches else sorted(branches)[0]
+            span = f"{sha}..{tip}"
+            later = repo.git.rev_list("--first-parent", "--reverse", span).split()[:horizon]
+            if paths:
+                touching = set(repo.git.rev_list("--first-parent", span, "--", *paths).split())
+                later = [s for s in later if s in touching]
+            return [_info(repo.commit(s)) for s in later]
 
     # -- worktrees --------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -240,59 +268,3 @@ def _local_objects(remote: str) -> Path | None:
         if candidate.is_dir():
             return candidate.resolve()
     return None
-
-
-def _failure_hunk(patch: Path, file: str, line: int | None) -> str:
-    """The hunk header of ``patch`` for ``file`` nearest to ``line`` (for error messages)."""
-    current = None
-    best = None
-    for text in patch.read_text(errors="replace").splitlines():
-        if text.startswith("+++ "):
-            current = text[4:].split("\t")[0].removeprefix("b/")
-        elif text.startswith("@@") and current == file:
-            m = re.match(r"@@ -(\d+)", text)
-            start = int(m.group(1)) if m else 0
-            if best is None or line is None or start <= line:
-                best = text
-    return best or "?"
-
-
-def _does_not_apply(patch: Path, stderr: str) -> PatchError:
-    """Name the file and hunk of ``patch`` that git apply rejected."""
-    m = re.search(r"patch failed: (.+):(\d+)", stderr)
-    file = m.group(1) if m else None
-    line = int(m.group(2)) if m else None
-    if file is None:
-        m2 = re.search(r"error: (\S+): (?:does not exist|No such file)", stderr)
-        file = m2.group(1) if m2 else "?"
-    return PatchError(
-        f"patch {patch.name} ({patch.parent.name}) does not apply: {file}, hunk {_failure_hunk(patch, file, line)}; "
-        "nothing was applied. Try --patches none or a patch variant for this layout"
-    )
-
-
-def apply_patches(worktree: Path, patches: Sequence[Path]) -> None:
-    """Check every patch in order on a scratch index, then apply them all; all or nothing."""
-    if not patches:
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
-        proc.run(
-            ["git", "read-tree", "HEAD"], error=PatchError, what="git read-tree of the worktree", cwd=worktree, env=env
-        )
-        for patch in patches:
-            try:
-                proc.run(
-                    ["git", "apply", "--cached", str(patch)],
-                    error=PatchError,
-                    what=f"git apply --cached {patch.name}",
-                    cwd=worktree,
-                    env=env,
-                )
-            except PatchError as exc:
-                raise _does_not_apply(patch, exc.command.stderr_tail if exc.command else "") from None
-    try:
-        for patch in patches:
-            proc.run(["git", "apply", str(patch)], error=PatchError, what=f"git apply {patch.name}", cwd=worktree)
-    except KeyboardInterrupt:
-        raise Interrupted("interrupted while applying patches; the worktree is discarded") from None

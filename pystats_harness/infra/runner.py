@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from pystats_harness.errors import Limit, LimitReached, NotBuilt, Resource
+from pystats_harness.errors import NotBuilt
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
+from pystats_harness.run_limits import Limit, LimitReached, Resource
 
 STATS_DIR_IN_CONTAINER = "/tmp/py_stats"
 PREFIX_IN_CONTAINER = "/opt/pystats"

@@ -21,6 +21,7 @@ from typing import Any
 
 from pystats_harness.builder.obtain import obtain, plan_for
 from pystats_harness.builder.plan import BuildPlan
+from pystats_harness.builder.upstream import describe_all
 from pystats_harness.errors import BuildFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
@@ -54,6 +55,7 @@ class Measured:
     error: BaseException | None = field(default=None, repr=False)
     worker: str = ""  # the Dask worker that measured it ("" = this machine)
     counters: Mapping[str, float] = field(default_factory=dict, repr=False)  # the metric's inputs (per loop)
+    upstream: str = ""  # how the build was changed from upstream ("repaired with upstream 23e4f80ce2 (…)")
 
     def to_dict(self, index: int, label: str) -> dict[str, Any]:
         return {
@@ -68,6 +70,7 @@ class Measured:
             "detail": self.outcome.detail,
             "seconds": {k: round(v, 2) for k, v in self.seconds.items()},
             "worker": self.worker,
+            "upstream": self.upstream,
         }
 
 
@@ -94,7 +97,7 @@ class Measurer:
         try:
             plan = plan_for(self.ctx, commit, "auto", self.config)
             rec.seconds["plan"] = time.perf_counter() - start
-            rec.build_key = plan.key
+            rec.build_key, rec.upstream = plan.key, describe_all(plan.upstream)
             cached = self.cache.get(commit.sha, plan.key, self.workload.ident, self.metric.inputs)
             if cached is not None:
                 rec.outcome, rec.source = cached.outcome(self.metric), Source.RESULT_CACHE
@@ -117,7 +120,7 @@ class Measurer:
         rec.built = True  # until the cache answers: a failed build ran
         try:
             obtained = obtain(self.ctx, plan)
-            rec.built = obtained.built
+            rec.built, rec.upstream = obtained.built, describe_all(obtained.plan.upstream)
         finally:
             self.builds += rec.built
             rec.seconds["build"] = time.perf_counter() - build_start
@@ -138,6 +141,8 @@ class Measurer:
             "seconds": {k: round(v, 2) for k, v in rec.seconds.items()},
         }
         inputs = self.metric.inputs
-        stored = self.cache.put(plan.commit.sha, plan.key, self.workload.ident, inputs, counters=counters, extra=extra)
+        stored = self.cache.put(
+            plan.commit.sha, obtained.plan.key, self.workload.ident, inputs, counters=counters, extra=extra
+        )
         rec.outcome, rec.source = stored.outcome(self.metric), Source.MEASURED
         rec.counters = dict(stored.counters or {})

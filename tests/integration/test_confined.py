@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.builder.cache import CacheEntry
-from pystats_harness.errors import Limit, LimitReached, Resource
 from pystats_harness.infra import engine
 from pystats_harness.infra.runner import RunRequest, run_python
+from pystats_harness.run_limits import Limit, LimitReached, Resource
 from tests.support.builds import built
 from tests.support.invoke_runner import Harness
 

@@ -19,11 +19,8 @@ from pystats_harness.errors import (
     ConfigError,
     EngineUnavailable,
     Interrupted,
-    Limit,
-    LimitReached,
     MirrorError,
     PatchError,
-    Resource,
     RunFailed,
 )
 from pystats_harness.infra import engine, proc
@@ -41,6 +38,7 @@ from pystats_harness.infra.runner import (
     limits_reached,
     make_stats_dir,
 )
+from pystats_harness.run_limits import Limit, LimitReached, Resource
 
 
 def test_a_run_sees_the_build_read_only_its_own_stats_dir_and_no_network(tmp_path: Path) -> None:

@@ -24,6 +24,8 @@ LAYERS = {
     "errors": 0,
     "exit_codes": 0,
     "config": 0,
+    "config_values": 0,
+    "run_limits": 0,
     "console": 0,
     "resources": 0,
     "paths": 0,

@@ -11,7 +11,8 @@ import pytest
 
 from pystats_harness.builder.releases import import_release
 from pystats_harness.errors import MirrorError, PatchError, ReleaseImportError, RevisionNotFound
-from pystats_harness.infra.mirror import Mirror, apply_patches
+from pystats_harness.infra.apply import apply_patches
+from pystats_harness.infra.mirror import Mirror
 
 
 def _mirror_of(git_repo, tmp_path: Path, commits) -> tuple[Mirror, list[str]]:
