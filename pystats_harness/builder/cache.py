@@ -160,6 +160,7 @@ def _stats_metadata(manifest: dict[str, Any], key: str, rev: str | None) -> dict
         "python_version": manifest["python"].get("version"),
         "build_key": key,
         "patches": [p["id"] for p in manifest["patches"]],
+        **({"upstream": [u["describe"] for u in manifest["upstream"]]} if manifest.get("upstream") else {}),
     }
 
 

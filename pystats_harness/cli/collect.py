@@ -74,6 +74,9 @@ def run_collect(
     title = f"pystats over pyperformance {suite_benchmarks.version}: {commit.rev}{named}"
     console.print(collect_report.to_rich(outcomes, title))
     console.print(collect_report.headline(outcomes))
+    meta = collect_report.read(out_dir).get("metadata", {}) if (out_dir / "report.json").is_file() else {}
+    for upstream in meta.get("upstream", []):  # "repaired with upstream 23e4f80ce2 (Python/gc.c)"
+        console.print(f"build: {upstream}")
     console.print(f"output: {out_dir} (report.json, trust.md, loops.json, benchmarks/<name>/)")
     return outcomes
 

@@ -109,6 +109,7 @@ def to_markdown(outcomes: Sequence[Outcome], meta: Mapping[str, Any]) -> str:
         + ("" if meta.get("configuration", "default") == "default" else f", configuration {meta['configuration']}")
         + ")",
         "",
+        *(f"Built {u}: every verdict below is of that build." for u in meta.get("upstream", [])),
         headline(outcomes),
         "",
         legend(outcomes),

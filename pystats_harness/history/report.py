@@ -7,11 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from pystats_harness.history.driver import HistoryRun, short_label
 from pystats_harness.history.select import ChangePoint
 from pystats_harness.measure.axes import commit_ticks, fmt_value, wrap_name
+from pystats_harness.measure.measurer import Measured
 
 SCHEMA = "pystats-harness/history/2"
 
@@ -50,6 +52,9 @@ def to_dict(run: HistoryRun) -> dict[str, Any]:
                 "worker": row[0].worker,
                 "source": row[0].source.value,
                 "built": any(r.built for r in row),
+                "upstream": row[
+                    0
+                ].upstream,  # "repaired with upstream 23e4f80ce2 (Python/gc.c)": a point of its own kind
             }
             for pos, (index, row) in enumerate(zip(run.picked, run.rows, strict=True))
         ],
@@ -84,6 +89,11 @@ def change_lines(run: HistoryRun) -> list[str]:
     return lines
 
 
+def _build_note(rec: Measured) -> str:
+    """What a repaired (or otherwise upstream-changed) build adds to its commit's row."""
+    return f" [{rec.upstream}]" if rec.upstream else ""
+
+
 def _config_note(run: HistoryRun) -> str:
     return "" if run.configuration == "default" else f" (configuration {run.configuration})"
 
@@ -99,7 +109,8 @@ def to_rich(run: HistoryRun) -> Table:
             flag = _flag(run, s.name, pos)
             text = "—" if value is None else fmt_value(value)
             cells.append(f"[bold red]{text}{flag}[/]" if flag else text)
-        table.add_row(str(index), rec.commit.sha[:10], rec.commit.subject[:50], *cells)
+        subject = escape(rec.commit.subject[:50]) + (f"[yellow]{escape(_build_note(rec))}[/]" if rec.upstream else "")
+        table.add_row(str(index), rec.commit.sha[:10], subject, *cells)
     return table
 
 
@@ -113,7 +124,7 @@ def to_markdown(run: HistoryRun) -> str:
             value = run.values[s.name][pos]
             flag = _flag(run, s.name, pos)
             cells.append(("—" if value is None else fmt_value(value)) + (f" **{flag.strip()}**" if flag else ""))
-        subject = rec.commit.subject[:60].replace("|", "\\|")
+        subject = (rec.commit.subject[:60] + _build_note(rec)).replace("|", "\\|")
         lines.append(f"| {index} | `{rec.commit.sha[:10]}` | {subject} | " + " | ".join(cells) + " |")
     lines += ["", f"Change points (relative change above {run.threshold:.1%}):", ""]
     lines += [f"- {line}" for line in change_lines(run)] or ["- none"]
@@ -136,11 +147,25 @@ def write_plot(run: HistoryRun, path: Path) -> Path:
             points = [(i, v) for i, v in zip(run.picked, values, strict=True) if v is not None]
             label = short_label(run.workloads[series.workload])
             ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", linewidth=1, label=label)
+            repaired = [
+                (i, v) for i, v, r in zip(run.picked, values, run.records, strict=True) if v is not None and r.upstream
+            ]
+            if repaired:  # points of their own kind: built with an upstream repair
+                ax.scatter(
+                    *zip(*repaired, strict=True),
+                    marker="D",
+                    s=80,
+                    facecolors="none",
+                    edgecolors="tab:orange",
+                    linewidths=1.5,
+                    zorder=4,
+                    label=f"{label}: repaired build",
+                )
             for change in (c for c in run.changes if c.metric == series.name):
                 ax.scatter([run.picked[change.after]], [change.new], color="tab:red", zorder=3, s=60)
                 sha = run.records[change.after].commit.sha[:8]
                 ax.annotate(sha, (run.picked[change.after], change.new), fontsize=7)
-        if len(run.workloads) > 1:
+        if len(run.workloads) > 1 or any(r.upstream for r in run.records):
             ax.legend(fontsize=7)
         ax.set_ylabel(wrap_name(metric.expression, 34), fontsize=8)
         ax.set_xticks(ticks, labels, fontsize=7)

@@ -192,6 +192,7 @@ def validate(
         "sha": manifest["sha"],
         "python_version": version,
         "patches": [p["id"] for p in manifest["patches"]],
+        "upstream": [u["describe"] for u in manifest.get("upstream", [])],
         "build_key": entry.key,
         "workloads": workloads,
         "isolation": {"at_once": list(plan.workloads), "partners": list(plan.partners)},

@@ -173,9 +173,10 @@ def _title(r: ValidationReport) -> str:
     patches = ", ".join(m["patches"]) or "none"
     config = m.get("configuration", "default")
     named = "" if config == "default" else f", configuration {config}"
+    upstream = "".join(f"; {u}" for u in m.get("upstream", []))  # "repaired with upstream 23e4f80ce2 (…)"
     return (
         f"pystats validation of {m['revision']} ({m['sha'][:12]}), Python {m['python_version']}{named}, "
-        f"patches: {patches}"
+        f"patches: {patches}{upstream}"
     )
 
 
