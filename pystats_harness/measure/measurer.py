@@ -21,13 +21,13 @@ from typing import Any
 
 from pystats_harness.builder.obtain import obtain, plan_for
 from pystats_harness.builder.plan import BuildPlan
-from pystats_harness.builder.upstream import describe_all
+from pystats_harness.builder.upstream import UpstreamPatch, describe_all
 from pystats_harness.errors import BuildFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.metric import Metric
 from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
-from pystats_harness.measure.resultcache import ResultCache
+from pystats_harness.measure.resultcache import CachedResult, ResultCache
 from pystats_harness.measure.runs import Shape, run_manual
 from pystats_harness.measure.workload import Workload
 from pystats_harness.pyperformance.place import manual_per_loop
@@ -91,31 +91,33 @@ class Measurer:
         self.cache = ResultCache(ctx.settings.paths.measured_results)
         self.builds = 0  # builds that ran (build-cache misses), failed ones included
 
-    def measure(self, commit: CommitInfo) -> Measured:
+    def measure(self, commit: CommitInfo, *, fresh: bool = False, extra: tuple[UpstreamPatch, ...] = ()) -> Measured:
+        """``commit``'s value; ``fresh``: run again, neither reading nor storing the result cache (the build
+        cache is still used); ``extra``: upstream changes applied after the patch series (a revert)."""
         start = time.perf_counter()
         rec = Measured(commit, Outcome.failed(Failure.RUN_FAILED, "not measured"), Source.FAILED)
         try:
-            plan = plan_for(self.ctx, commit, "auto", self.config)
+            plan = plan_for(self.ctx, commit, "auto", self.config, extra=extra)
             rec.seconds["plan"] = time.perf_counter() - start
             rec.build_key, rec.upstream = plan.key, describe_all(plan.upstream)
-            cached = self.cache.get(commit.sha, plan.key, self.workload.ident, self.metric.inputs)
+            cached = None if fresh else self.cache.get(commit.sha, plan.key, self.workload.ident, self.metric.inputs)
             if cached is not None:
                 rec.outcome, rec.source = cached.outcome(self.metric), Source.RESULT_CACHE
                 rec.counters = dict(cached.counters or {})
             else:
-                self._build_and_run(plan, rec)
+                self._build_and_run(plan, rec, store=not fresh)
         except BaseException as exc:
             outcome = outcome_for_error(exc)
             if outcome is None:
                 raise
             rec.outcome, rec.error = failure_detail(exc, outcome), exc
-            if rec.build_key and rec.outcome.failure not in NOT_CACHED:
+            if not fresh and rec.build_key and rec.outcome.failure not in NOT_CACHED:
                 self.cache.put_failure(commit.sha, rec.build_key, self.workload.ident, self.metric.inputs, rec.outcome)
         finally:
             rec.seconds["total"] = time.perf_counter() - start
         return rec
 
-    def _build_and_run(self, plan: BuildPlan, rec: Measured) -> None:
+    def _build_and_run(self, plan: BuildPlan, rec: Measured, *, store: bool = True) -> None:
         build_start = time.perf_counter()
         rec.built = True  # until the cache answers: a failed build ran
         try:
@@ -140,9 +142,11 @@ class Measurer:
             "build": entry.key,
             "seconds": {k: round(v, 2) for k, v in rec.seconds.items()},
         }
-        inputs = self.metric.inputs
-        stored = self.cache.put(
-            plan.commit.sha, obtained.plan.key, self.workload.ident, inputs, counters=counters, extra=extra
-        )
+        sha, key, ident, inputs = plan.commit.sha, obtained.plan.key, self.workload.ident, self.metric.inputs
+        if store:
+            stored = self.cache.put(sha, key, ident, inputs, counters=counters, extra=extra)
+        else:  # the same evaluation as a stored result, kept only in memory
+            names = tuple(sorted(set(inputs)))
+            stored = CachedResult(sha, key, ident, names, {n: counters[n] for n in names if n in counters}, extra=extra)
         rec.outcome, rec.source = stored.outcome(self.metric), Source.MEASURED
         rec.counters = dict(stored.counters or {})
