@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pystats_harness.bisect.confirm import Confirmation, confirm, skipped
 from pystats_harness.bisect.judge import Judge, parse_direction, validate_endpoints
 from pystats_harness.bisect.kary import kary_bisect
 from pystats_harness.bisect.report import BisectReport
@@ -52,6 +53,7 @@ class BisectRun:
     wall_seconds: float
     workers: int = 1  # K: commits measured at once (cluster workers; 1 = this machine)
     unfit: dict[str, str] = field(default_factory=dict)  # cluster workers that took no units, and why
+    confirmation: Confirmation = field(default_factory=lambda: skipped("--no-confirm"))
 
     def to_dict(self) -> dict[str, Any]:
         steps = [self.records[i].to_dict(i, self.labels[i]) for i in self.records]
@@ -114,20 +116,36 @@ def run_bisect(
     loops: int | None = None,
     progress: Progress | None = None,
     config: str = "default",
+    confirm_culprit: bool = True,
 ) -> BisectRun:
     """Measure good and bad, check they differ as claimed, then bisect the ancestry path between them:
     one commit at a time here, or K at a time (k-ary rounds) on the K workers of ``pystats.cluster``;
-    every commit built in configuration ``config``."""
+    every commit built in configuration ``config``. Then (``confirm_culprit``, exact result) confirm
+    the culprit on this machine (:mod:`pystats_harness.bisect.confirm`)."""
     started = time.perf_counter()
     parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops, ctx), parse_direction(direction)
-    good, path = bisect_path(Mirror(ctx.settings.mirror_dir), good, bad)
+    mirror = Mirror(ctx.settings.mirror_dir)
+    good, path = bisect_path(mirror, good, bad)
     progress = progress or Progress()
     with open_fleet(ctx.with_reporter(progress.reporter), parsed, [work], config) as fleet:
         run = _search_with(fleet, progress, path, parsed, (good, bad), threshold, wanted)
+    confirmation = skipped("--no-confirm")
+    if confirm_culprit:
+        measurer = Measurer(ctx.with_reporter(progress.reporter), parsed, work, config)
+        judge = run.result.judge
+        confirmation = confirm(
+            measurer,
+            mirror,
+            path,
+            run.result,
+            progress.start,
+            lambda label, left, index, rec: progress.finish(label, left, index, rec, judge),
+        )
     infos = {c.sha: ReportCommit(c.sha, c.subject, c.date) for c in path}
-    report = BisectReport(run.result, parsed.expression, work.name, good, bad, infos, config)
+    report = BisectReport(run.result, parsed.expression, work.name, good, bad, infos, config, confirmation)
     wall = time.perf_counter() - started
-    return BisectRun(report, work, run.records, run.labels, fleet.builds, wall, fleet.width, dict(fleet.unfit))
+    unfit = dict(fleet.unfit)
+    return BisectRun(report, work, run.records, run.labels, fleet.builds, wall, fleet.width, unfit, confirmation)
 
 
 @dataclass

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pystats_harness.bisect.confirm import Confirmation
 from pystats_harness.bisect.judge import Judge, Verdict
 from pystats_harness.bisect.search import BisectResult, Tested
 from pystats_harness.errors import ConfigError
@@ -41,6 +42,7 @@ class BisectReport:
     bad_rev: str = ""
     commit_info: Mapping[str, CommitInfo] = field(default_factory=dict)
     configuration: str = "default"  # the build configuration every commit was built in
+    confirmation: Confirmation | None = None  # the culprit re-measured and reverted (None: not recorded)
 
     @property
     def config_note(self) -> str:
@@ -135,6 +137,7 @@ def to_markdown(report: BisectReport) -> str:
         "",
         summary(report),
         "",
+        *([f"Confirmation: {report.confirmation.line()}", ""] if report.confirmation else []),
         f"{len(r.commits)} commits on the path, {r.measurements} measured by the search "
         f"(+2 endpoints), {len(r.skipped)} skipped; threshold {r.judge.threshold:.6g}, "
         f"direction {r.judge.direction}.",
@@ -198,6 +201,7 @@ def to_dict(report: BisectReport) -> dict[str, Any]:
         "skipped": [{"index": t.index, "sha": t.sha, "reason": t.reason} for t in r.skipped],
         "commits": list(r.commits),
         "summary": summary(report),
+        "confirmation": report.confirmation.to_dict() if report.confirmation else None,
     }
 
 
@@ -245,4 +249,5 @@ def from_json(text: str | Mapping[str, Any]) -> BisectReport:
     }
     revs = (doc.get("good_rev") or "", doc.get("bad_rev") or "")
     config = doc.get("configuration") or "default"
-    return BisectReport(result, doc["metric"], doc.get("workload") or "", *revs, infos, config)
+    confirmation = Confirmation.from_dict(doc["confirmation"]) if doc.get("confirmation") else None
+    return BisectReport(result, doc["metric"], doc.get("workload") or "", *revs, infos, config, confirmation)
