@@ -170,6 +170,7 @@ def bisect(
     out: str | Path | None = None,
     jobs: Any = None,
     config: str = "default",
+    confirm: bool = True,
 ) -> int:
     """`invoke bisect`: 0 when the search finished (exact commit or a range around unbuildable ones)."""
     if jobs not in (None, ""):
@@ -186,6 +187,7 @@ def bisect(
             loops=number("loops", loops, int),
             progress=progress,
             config=config,
+            confirm_culprit=confirm,
         )
     paths = write_outputs(run, Path(out) if out else default_out(ctx.settings, workload, config))
     stdout = stdout_console()
@@ -202,6 +204,7 @@ def bisect(
             stdout.print(f"  candidate #{index} {run.report.info(index).sha[:12]} {escape(why)}")
     for t in r.skipped:
         stdout.print(f"skipped #{t.index} {t.sha[:12]}: {escape(t.reason)}")
+    stdout.print(f"[bold]confirmation[/] {escape(run.confirmation.line())}")
     stdout.print(
         f"{run.builds} builds (goal ≤ {goal(len(r.commits))} for {len(r.commits)} commits), "
         f"{len(run.records)} commits measured or read from the result cache, {run.wall_seconds:.0f} s"
@@ -227,6 +230,9 @@ def bisect(
         "out": "directory for report.json, report.md, plot.png (default: <cache_dir>/bisect/<time>-<workload>)",
         "jobs": "make -j for the builds (default: setting pystats.jobs)",
         "config": CONFIG_HELP + "; every commit is built in it (a commit that cannot build it is skipped)",
+        "confirm": "after an exact search, re-measure the first bad commit and its parent 3 times each (fresh, "
+        "no result cache) and measure the bad end with the culprit reverted: confirmed, repeated or not "
+        "confirmed (default; --no-confirm skips it)",
     }
 )
 def bisect_task(
@@ -242,6 +248,7 @@ def bisect_task(
     jobs: str | None = None,
     config: str | None = None,
     repairs: str | None = None,
+    confirm: bool = True,
 ) -> None:
     """Find the first commit between good and bad where a pystats metric changed."""
     ctx = settings_of(c, repairs=repairs)
@@ -257,5 +264,6 @@ def bisect_task(
         out=out,
         jobs=jobs,
         config=configuration(ctx, config),
+        confirm=confirm,
     )
     exit_with(code)

@@ -104,7 +104,7 @@ def test_help_lists_every_option_with_its_help(tmp_path: Path, name: str) -> Non
     for line in options[1].splitlines():
         option = re.match(r"^  (-\S.*?)(?:\s{2,}(.*))?$", line)
         if option:  # "  -r STRING, --rev=STRING   help": one option; deeper-indented lines continue its help
-            longs = re.findall(r"--([a-z0-9][a-z0-9-]*)", option.group(1))
+            longs = re.findall(r"--(?:\[no-\])?([a-z0-9][a-z0-9-]*)", option.group(1))  # --[no-]x: a bool on by default
             assert len(longs) == 1, line
             flag = longs[0]
             shown[flag] = option.group(2) or ""
