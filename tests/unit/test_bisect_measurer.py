@@ -135,6 +135,7 @@ def test_measured_failure_row_round_trips_through_json() -> None:
         "detail": outcome.detail,
         "seconds": {"plan": 0.12, "build": 61.79},
         "worker": "",
+        "upstream": "",
     }
     assert Failure(row["failure"]) is Failure.BUILD_FAILED and Source(row["source"]) is Source.FAILED
 
