@@ -159,6 +159,7 @@ def _record(found_dir: Path, sha: str) -> Path:
 def remember(found_dir: Path, commit: CommitInfo, patch: UpstreamPatch) -> None:
     """Keep what the search found for ``commit``, so its next plan shows the repair before building."""
     doc = {"sha": commit.sha, "fixed_by": patch.sha, "paths": list(patch.paths), "how": patch.how}
+    found_dir.mkdir(parents=True, exist_ok=True)
     write_json_atomic(_record(found_dir, commit.sha), doc, indent=2, sort_keys=True)
 
 

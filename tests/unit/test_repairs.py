@@ -159,7 +159,8 @@ def test_a_found_repair_is_planned_next_time(history: tuple[Mirror, list[str]], 
     mirror, shas = history
     broken = mirror.resolve(shas[2])
     found = repairs.candidates(mirror, broken, repairs.compile_failure(LOG))[0]
-    assert repairs.planned(mirror, broken, "auto", tmp_path) is None
-    repairs.remember(tmp_path, broken, found)
-    again = repairs.planned(mirror, broken, "auto", tmp_path)
+    found_dir = tmp_path / "repairs"  # made by the first record
+    assert repairs.planned(mirror, broken, "auto", found_dir) is None
+    repairs.remember(found_dir, broken, found)
+    again = repairs.planned(mirror, broken, "auto", found_dir)
     assert again is not None and again.text == found.text and again.digest == found.digest
