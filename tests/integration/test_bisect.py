@@ -26,10 +26,12 @@ def history(harness: Harness) -> list[str]:
     return planted_history(harness.settings.mirror_dir)
 
 
-def _bisect(harness: Harness, out: Path, **opts: str) -> tuple[int, dict | None, str]:
-    """(exit code, report.json, output) of `invoke bisect --good BASE --bad BRANCH ...`."""
+def _bisect(harness: Harness, out: Path, *, confirm: bool = False, **opts: str) -> tuple[int, dict | None, str]:
+    """(exit code, report.json, output) of `invoke bisect --good BASE --bad BRANCH ...` (with the culprit's
+    confirmation only when ``confirm``: the first run has it)."""
     args = {"good": BASE, "bad": BRANCH, "workload": WORKLOAD, "metric": METRIC, "out": str(out), **opts}
-    proc = harness.invoke("bisect", *[x for k, v in args.items() for x in (f"--{k}", v)])
+    flags = [x for k, v in args.items() for x in (f"--{k}", v)] + ([] if confirm else ["--no-confirm"])
+    proc = harness.invoke("bisect", *flags)
     code, output = proc.returncode, proc.stdout + proc.stderr
     report = json.loads((out / "report.json").read_text()) if (out / "report.json").is_file() else None
     return code, report, output
@@ -47,7 +49,7 @@ def _bisect_run(harness: Harness, rev: str, **opts: str | None) -> int:
 def first_run(harness: Harness, history: list[str], tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("bisect") / "first"
     start = time.perf_counter()
-    code, report, output = _bisect(harness, out)
+    code, report, output = _bisect(harness, out, confirm=True)
     assert code == 0 and report is not None, output
     return {"out": out, "report": report, "output": output, "seconds": time.perf_counter() - start}
 
@@ -76,6 +78,24 @@ def test_bisect_finds_the_planted_commit_and_steps_around_the_broken_one(first_r
     assert history[PLANTED][:12] in (out / "report.md").read_text()
 
 
+def test_bisect_confirms_the_culprit_with_its_revert(first_run: dict, history: list[str]) -> None:
+    """4 and 5 re-measured three times each (fresh containers, no result cache), then the tip built with
+    5's diff reversed (one neighbouring build; a build-cache hit when run before) and measured once."""
+    r = first_run["report"]
+    c, threshold = r["confirmation"], r["judge"]["threshold"]
+    assert c["status"] == "confirmed", c
+    assert len(c["good_values"]) == 3 and all(v > threshold for v in c["good_values"])
+    assert len(c["bad_values"]) == 3 and all(v < threshold for v in c["bad_values"])
+    revert = c["revert"]
+    assert revert["applied"] and revert["sha"] == history[PLANTED] and revert["onto"] == history[-1]
+    assert revert["value"] > threshold
+    assert c["runs"] == 7 and c["builds"] <= 1
+    assert f"confirmed: parent {c['good_values'][0]:.6g}" in c["line"]
+    assert f"bad + revert of {history[PLANTED][:10]}" in c["line"]
+    assert "confirmation confirmed: parent" in first_run["output"]
+    assert "Confirmation: confirmed" in (first_run["out"] / "report.md").read_text()
+
+
 def test_second_run_reuses_every_result(harness: Harness, first_run: dict, history: list[str], tmp_path: Path) -> None:
     code, report, output = _bisect(harness, tmp_path / "again")
     assert code == 0 and report is not None, output
@@ -85,6 +105,7 @@ def test_second_run_reuses_every_result(harness: Harness, first_run: dict, histo
     assert [t["sha"] for t in report["tested"]] == [t["sha"] for t in first_run["report"]["tested"]]
     assert "first bad commit" in output and history[PLANTED] in output
     assert "build failed" in output
+    assert report["confirmation"]["status"] == "not run" and report["confirmation"]["runs"] == 0
 
 
 def test_bisect_run_exit_codes(harness: Harness, first_run: dict, history: list[str]) -> None:
