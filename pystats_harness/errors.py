@@ -117,7 +117,7 @@ class BuildFailed(HarnessError):
         """Say that no upstream repair fits (the search's result: what it tried, if anything)."""
         self.repairs_tried = tuple(tried)
         what = f"tried {', '.join(tried)}" if tried else "no later first-parent commit has stats lines there that apply"
-        self.args = (f"{self.args[0]}; no upstream repair of {', '.join(files)} fits: {what}",)
+        self.message = f"{self.message}; no upstream repair of {', '.join(files)} fits: {what}"
 
     def first_error(self) -> str:
         """The compiler's or make's first error line in the log tail ("" if none)."""

@@ -10,6 +10,7 @@ import pytest
 
 from pystats_harness.builder import hunks, repairs
 from pystats_harness.builder.upstream import Kind
+from pystats_harness.errors import BuildFailed
 from pystats_harness.infra.apply import applicable, apply_patches
 from pystats_harness.infra.mirror import Mirror
 from tests.support.repo import make_repo
@@ -164,3 +165,12 @@ def test_a_found_repair_is_planned_next_time(history: tuple[Mirror, list[str]], 
     repairs.remember(found_dir, broken, found)
     again = repairs.planned(mirror, broken, "auto", found_dir)
     assert again is not None and again.text == found.text and again.digest == found.digest
+
+
+def test_a_failed_build_says_no_repair_fits(tmp_path: Path) -> None:
+    failed = BuildFailed(phase="make", commit="abc", status=2, log_tail=(), log_path=tmp_path / "log")
+    failed.no_repair(("Objects/floatobject.c",), ())
+    assert str(failed).endswith(
+        "no upstream repair of Objects/floatobject.c fits: no later first-parent commit has stats lines there that apply"
+    )
+    assert failed.exit_code == 7 and failed.repairs_tried == ()
