@@ -172,6 +172,7 @@ After = Callable[[str, int, int, Measured], None]
 def revert_patch(mirror: Mirror, culprit: CommitInfo, parent: CommitInfo, bad: CommitInfo) -> UpstreamPatch | str:
     """The culprit's diff reversed, as a revert to apply on ``bad``; or why there is none."""
     text = mirror.diff(culprit.sha, parent.sha)
+    text += "" if text.endswith("\n") else "\n"  # Mirror.diff drops the last newline (git apply needs it)
     if not text.strip():
         return f"the culprit {culprit.short} changes no file against {parent.short}"
     if applicable(mirror.path, bad.sha, [text]) != [True]:

@@ -210,3 +210,21 @@ def test_a_fresh_measurement_neither_reads_nor_stores_the_result_cache(
     rec = m.measure(commit, fresh=True, extra=(_revert_patch(),))
     assert rec.build_key == "k1" and plans[-1] == (_revert_patch(),) and "reverted" in rec.upstream
     assert cache.get(commit.sha, "k1", "w1", metric.inputs) is None
+
+
+def test_the_revert_is_the_culprits_diff_reversed_with_its_last_newline(monkeypatch: pytest.MonkeyPatch) -> None:
+    diff = "diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-new\n+old"  # as Mirror.diff gives it
+    seen: list[tuple[str, list[str]]] = []
+    mirror = SimpleNamespace(
+        path=Path("/m"), diff=lambda old, new: diff if (old, new) == (PATH[2].sha, PATH[1].sha) else ""
+    )
+    fits = [True]
+    monkeypatch.setattr(confirm_mod, "applicable", lambda git_dir, sha, texts: seen.append((sha, texts)) or fits)
+    patch = confirm_mod.revert_patch(mirror, PATH[2], PATH[1], PATH[3])  # type: ignore[arg-type]
+    assert isinstance(patch, UpstreamPatch) and patch.kind is Kind.REVERT and patch.sha == PATH[2].sha
+    assert patch.text == diff + "\n" and patch.paths == ("x.c",) and seen == [(PATH[3].sha, [diff + "\n"])]
+    fits[0] = False
+    assert confirm_mod.revert_patch(mirror, PATH[2], PATH[1], PATH[3]) == (  # type: ignore[arg-type]
+        f"the culprit's diff does not reverse on top of {PATH[3].short}"
+    )
+    assert "changes no file" in confirm_mod.revert_patch(mirror, PATH[1], PATH[2], PATH[3])  # type: ignore[arg-type,operator]
