@@ -141,7 +141,8 @@ def run_bisect(
             progress.start,
             lambda label, left, index, rec: progress.finish(label, left, index, rec, judge),
         )
-    infos = {c.sha: ReportCommit(c.sha, c.subject, c.date) for c in path}
+    built = {i: rec.upstream for i, rec in run.records.items()}  # a repaired build says so in every row
+    infos = {c.sha: ReportCommit(c.sha, c.subject, c.date, built.get(i, "")) for i, c in enumerate(path)}
     report = BisectReport(run.result, parsed.expression, work.name, good, bad, infos, config, confirmation)
     wall = time.perf_counter() - started
     unfit = dict(fleet.unfit)

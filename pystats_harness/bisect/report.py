@@ -29,6 +29,11 @@ class CommitInfo:
     sha: str
     subject: str = ""
     date: str = ""  # ISO 8601 commit date
+    upstream: str = ""  # how its build was changed: "repaired with upstream 23e4f80ce2 (Python/gc.c)"
+
+    @property
+    def build_note(self) -> str:
+        return f" [{self.upstream}]" if self.upstream else ""
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ def _commit_line(info: CommitInfo) -> str:
         parts.append(info.date[:10])
     if info.subject:
         parts.append(info.subject)
-    return " ".join(parts)
+    return " ".join(parts) + info.build_note
 
 
 def summary(report: BisectReport) -> str:
@@ -119,7 +124,7 @@ def to_rich(report: BisectReport) -> Table:
             str(t.step) if t.step else "–",
             t.sha[:12],
             info.date[:10],
-            escape(info.subject[:60]),
+            escape(info.subject[:60]) + (f"[yellow]{escape(info.build_note)}[/]" if info.upstream else ""),
             fmt_value(t.value),
             f"[{style}]{escape(_status(t))}[/{style}]{marker}",
             style="bold" if marker else None,
@@ -146,7 +151,7 @@ def to_markdown(report: BisectReport) -> str:
         "|---:|:---|:---|:---|---:|:---|",
     ]
     for t, info in _rows(report):
-        subject = info.subject.replace("|", "\\|")
+        subject = (info.subject + info.build_note).replace("|", "\\|")
         status = _status(t).replace("|", "\\|")
         if r.exact and t.index == r.earliest_bad:
             status = f"**{status} (first bad)**"
@@ -159,7 +164,7 @@ def to_markdown(report: BisectReport) -> str:
 
 def _info_json(report: BisectReport, index: int) -> dict[str, Any]:
     info = report.info(index)
-    return {"index": index, "sha": info.sha, "subject": info.subject, "date": info.date}
+    return {"index": index, "sha": info.sha, "subject": info.subject, "date": info.date, "upstream": info.upstream}
 
 
 def to_dict(report: BisectReport) -> dict[str, Any]:
@@ -244,7 +249,7 @@ def from_json(text: str | Mapping[str, Any]) -> BisectReport:
         rounds=int(doc.get("rounds", 0)),
     )
     infos = {
-        t["sha"]: CommitInfo(t["sha"], t.get("subject") or "", t.get("date") or "")
+        t["sha"]: CommitInfo(t["sha"], t.get("subject") or "", t.get("date") or "", t.get("upstream") or "")
         for t in [*doc["tested"], *doc["candidates"]]
     }
     revs = (doc.get("good_rev") or "", doc.get("bad_rev") or "")

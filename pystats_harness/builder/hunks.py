@@ -112,7 +112,9 @@ class Selection:
 def parse(diff: str) -> tuple[FileDiff, ...]:
     """A ``git diff`` (or ``git show``) text into its files and hunks."""
     files: list[FileDiff] = []
-    path, plain, pre, hunks, current = "", True, "", [], None
+    path, plain, pre = "", True, ""
+    hunks: list[Hunk] = []
+    current: tuple[re.Match[str], list[str]] | None = None
 
     def close() -> None:
         nonlocal current
@@ -152,7 +154,8 @@ def _hunk(m: re.Match[str], lines: list[str]) -> Hunk:
 def stats_regions(text: str, rules: StatsRules) -> list[bool]:
     """For each line (1-based, index 0 unused): whether it is in, or opens or closes, a preprocessor block
     whose condition names ``Py_STATS`` (either branch: the no-stats stubs of the macros are stats code too)."""
-    marks, stack = [False], []
+    marks: list[bool] = [False]
+    stack: list[bool] = []
     for line in text.splitlines():
         if m := _IF.match(line):
             stack.append(bool(re.search(rules.region, m[2])) or (bool(stack) and stack[-1]))
@@ -169,7 +172,8 @@ def stats_regions(text: str, rules: StatsRules) -> list[bool]:
 def _classify(path: str, hunk: Hunk, rules: StatsRules, regions: Sequence[bool]) -> list[bool | None]:
     """Per line of the hunk: True stats, False not, None blank (goes with the hunk)."""
     whole = path in rules.files
-    old, kinds = hunk.old_start, []
+    old = hunk.old_start
+    kinds: list[bool | None] = []
     for line in hunk.lines:
         tag, text = line[:1], line[1:]
         if tag in (" ", "-"):

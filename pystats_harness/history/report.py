@@ -152,7 +152,8 @@ def write_plot(run: HistoryRun, path: Path) -> Path:
             ]
             if repaired:  # points of their own kind: built with an upstream repair
                 ax.scatter(
-                    *zip(*repaired, strict=True),
+                    [i for i, _ in repaired],
+                    [v for _, v in repaired],
                     marker="D",
                     s=80,
                     facecolors="none",

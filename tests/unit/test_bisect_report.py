@@ -110,3 +110,20 @@ def test_png_ticks_label_tested_commits_apart_and_the_whole_metric(
     assert all(b - a >= 31 / 11 for a, b in itertools.pairwise(ticks))
     assert {int(t) for t in ax.get_xticks(minor=True)} | set(ticks) == set(tested)  # every tested commit marked
     assert "".join(ax.get_ylabel().split()) == METRIC.replace(" ", "")
+
+
+def test_a_repaired_build_says_so_in_every_format() -> None:
+    report = make_report(EXACT)
+    sha = report.result.commits[5]
+    repaired = "repaired with upstream 23e4f80ce2 (Python/gc.c)"
+    infos = dict(report.commit_info)
+    infos[sha] = CommitInfo(sha, infos[sha].subject, infos[sha].date, repaired)
+    report = BisectReport(report.result, METRIC, "nbody", "v3.13.4", "main", infos)
+    assert summary(report).startswith(f"first bad commit: {sha[:12]}") and f"[{repaired}]" in summary(report)
+    assert f"[{repaired}]" in to_markdown(report)
+    doc = json.loads(to_json(report))
+    assert doc["first_bad"]["upstream"] == repaired
+    assert from_json(to_json(report)).info(5).upstream == repaired
+    console = Console(width=250, record=True)
+    console.print(to_rich(report))
+    assert "repaired with upstream 23e4f80ce2" in console.export_text()
