@@ -205,3 +205,22 @@ def test_history_png_ticks_are_commits_labelled_by_sha_and_date(
     ylabel = ax.get_ylabel()
     assert "".join(ylabel.split()) == "".join(LONG_METRIC.split())  # the whole metric, not cut
     assert all(len(line) <= 34 for line in ylabel.splitlines())
+
+
+def test_a_repaired_commit_is_a_point_of_its_own_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    repaired = "repaired with upstream 23e4f80ce2 (Python/gc.c)"
+    path = [_rec(i, 0.0).commit for i in range(3)]
+    rows = [(_rec(0, 1.0),), (replace(_rec(1, 1.0), upstream=repaired),), (_rec(2, 1.0),)]
+    works, metrics = [Workload("nbody", "nbody", 3, "id")], [parse_metric("x")]
+    series = _series(metrics, works)
+    run = HistoryRun(path, [0, 1, 2], metrics, rows, series, {"x": [1.0, 1.0, 1.0]}, [], works, 0.05, 1, 3, 0, 1.0)
+    assert [c["upstream"] for c in to_dict(run)["commits"]] == ["", repaired, ""]
+    assert f"commit 1 [{repaired}]" in to_markdown(run)
+    fig = _figure_of(monkeypatch, lambda: write_plot(run, tmp_path / "history.png"))
+    (ax,) = fig.axes
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["nbody", "nbody: repaired build"]
+    (diamonds,) = ax.collections  # the repaired point alone, drawn apart from the line
+    assert [list(p) for p in diamonds.get_offsets()] == [[1.0, 1.0]]
