@@ -81,6 +81,7 @@ def test_k_ary_bisect_on_two_workers(
 ) -> None:
     out = tmp_path / "out"
     args = ["--good", BASE, "--bad", BRANCH, "--workload", WORKLOAD, "--metric", METRIC, "--out", str(out)]
+    args.append("--no-confirm")  # confirming runs on this machine; test_bisect covers it
     proc = harness.invoke("bisect", *args, INVOKE_PYSTATS_CLUSTER=cluster.address)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads((out / "report.json").read_text())
