@@ -1,12 +1,15 @@
 """The tables that mirror code, generated from it: the README's exit codes (from
 :class:`~pystats_harness.exit_codes.ExitCode`) and settings (:data:`pystats_harness.config.SETTINGS`),
-and docs/validate.md's allowances (:func:`pystats_harness.measure.allowances.registry`).
+docs/validate.md's allowances (:func:`pystats_harness.measure.allowances.registry`) and docs/index.md's
+tasks with every option (the invoke collection, :mod:`pystats_harness.cli.collection`, as ``invoke --help
+TASK`` shows them).
 
 Each table sits between ``<!-- BEGIN GENERATED <name> -->`` and ``<!-- END GENERATED <name> -->``::
 
     python3 -m pystats_harness.cli.tables --write README.md   # rewrite the tables
     python3 -m pystats_harness.cli.tables --check README.md   # exit 1 naming each stale table
     python3 -m pystats_harness.cli.tables --write docs/validate.md
+    python3 -m pystats_harness.cli.tables --write docs/index.md
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from pystats_harness.cli.collection import ns
 from pystats_harness.collect.exactness import load_declared, load_machinery
 from pystats_harness.config import SETTINGS, Setting
 from pystats_harness.exit_codes import ExitCode
@@ -55,13 +59,52 @@ def allowances_table() -> str:
     return allowances.table(allowances.registry(load_suite(), load_declared(), load_machinery()))
 
 
+#: Where each task is explained at length (docs/ pages).
+MORE = {
+    "patches": ("Patches", "patches.md"),
+    "build": ("Builds and the cache", "builds-and-cache.md"),
+    "verify": ("Builds and the cache", "builds-and-cache.md"),
+    "run": ("how runs are confined", "builds-and-cache.md#runs-fresh-confined-containers"),
+    "stats": ("Stats", "stats.md"),
+    "compare": ("comparing two collects", "collect.md#comparing-two-collects"),
+    "validate": ("Validate", "validate.md"),
+    "baseline": ("Validate", "validate.md"),
+    "collect": ("Collect", "collect.md"),
+    "bisect": ("Bisect", "bisect-history-scale-out.md"),
+    "bisect-run": ("Bisect", "bisect-history-scale-out.md"),
+    "history": ("History", "bisect-history-scale-out.md#history-pystats-over-a-range-of-commits"),
+    "cluster-local": ("Scale-out", "bisect-history-scale-out.md"),
+    "cache": ("the cache", "builds-and-cache.md#the-cache-concurrent-invocations-and-what-happens-after-a-crash"),
+}
+
+
+def tasks_table() -> str:
+    """Each task as ``invoke --help TASK`` shows it: how it is called, what it does, every option."""
+    sections = []
+    for parser in ns.to_contexts():
+        name = str(parser.name)
+        doc = " ".join((ns.tasks[name].body.__doc__ or "").strip().split("\n\n")[0].split())
+        title, page = MORE.get(name, ("", ""))
+        more = f" More: [{title}]({page})." if page else ""
+        call = " ".join(["invoke", name, *(str(a.name).upper() for a in parser.positional_args)])
+        rows = [_row(f"`{flags}`", " ".join((text or "").split())) for flags, text in parser.help_tuples()]
+        table = "\n".join(["| option | meaning |", "|---|---|", *rows])
+        sections.append(f"### `{call}`\n\n{doc}{more}\n\n{table}")
+    return "\n\n".join(sections)
+
+
 TABLES: dict[str, Callable[[], str]] = {
     "exit-codes": exit_codes_table,
     "settings": settings_table,
     "allowances": allowances_table,
+    "tasks": tasks_table,
 }
 #: The tables each file holds (by file name); a file not named here holds the README's.
-FILES: dict[str, tuple[str, ...]] = {"README.md": ("exit-codes", "settings"), "validate.md": ("allowances",)}
+FILES: dict[str, tuple[str, ...]] = {
+    "README.md": ("exit-codes", "settings"),
+    "validate.md": ("allowances",),
+    "index.md": ("tasks",),
+}
 README = FILES["README.md"]
 
 
@@ -101,7 +144,7 @@ def stale(text: str, names: tuple[str, ...] = README) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Rewrite or check the generated tables (README.md, docs/validate.md)."
+        prog=PROG, description="Rewrite or check the generated tables (README.md, docs/validate.md, docs/index.md)."
     )
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--write", type=Path, metavar="README", help="rewrite the generated tables in place")

@@ -204,3 +204,17 @@ def test_a_revision_that_cannot_build_the_configuration_is_refused_before_any_wo
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 29 and len(lines) == 1, out.stderr
     assert "cannot build configuration tier2 with pystats: configure.ac has no --enable-experimental-jit" in lines[0]
+
+
+def test_the_docs_list_every_option_of_every_task() -> None:
+    """docs/index.md's task tables are generated from the tasks (``invoke --help TASK``) and current."""
+    from pystats_harness.cli import tables
+
+    path = ROOT / "docs" / "index.md"
+    text = path.read_text()
+    assert tables.stale(text, tables.tables_of(path)) == [], f"run `{tables.PROG} --write docs/index.md`"
+    for name, task in _declared_tasks().items():
+        assert f"### `invoke {name}" in text, f"docs/index.md has no section for invoke {name}"
+        for param in task["params"]:
+            flag = param.strip("_").replace("_", "-")
+            assert re.search(rf"--(\[no-\])?{flag}\b", text), f"docs/index.md: invoke {name} --{flag} is missing"
