@@ -15,6 +15,7 @@ Each table sits between ``<!-- BEGIN GENERATED <name> -->`` and ``<!-- END GENER
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -81,9 +82,10 @@ MORE = {
 def tasks_table() -> str:
     """Each task as ``invoke --help TASK`` shows it: how it is called, what it does, every option."""
     sections = []
-    for parser in ns.to_contexts():
+    tasks = copy.deepcopy(ns)  # invoke pops each option's help off its task as it makes the parser
+    for parser in tasks.to_contexts():
         name = str(parser.name)
-        doc = " ".join((ns.tasks[name].body.__doc__ or "").strip().split("\n\n")[0].split())
+        doc = " ".join((tasks.tasks[name].body.__doc__ or "").strip().split("\n\n")[0].split())
         title, page = MORE.get(name, ("", ""))
         more = f" More: [{title}]({page})." if page else ""
         call = " ".join(["invoke", name, *(str(a.name).upper() for a in parser.positional_args)])
