@@ -152,7 +152,7 @@ def synthetic_history(mirror_dir: Path, base: str, n: int, step_at: int) -> list
 
 
 def real(args: argparse.Namespace) -> int:
-    from pystats_harness.bisect.driver import run_bisect
+    from pystats_harness.bisect.driver import BisectRequest, run_bisect
     from pystats_harness.cli.bisect import RichProgress, goal
     from pystats_harness.config import load_settings
     from pystats_harness.infra import engine
@@ -181,16 +181,11 @@ def real(args: argparse.Namespace) -> int:
         runs = []
         for _attempt in ("first", "again"):
             with RichProgress() as progress:
-                runs.append(
-                    run_bisect(
-                        Context(settings),
-                        good=args.base,
-                        bad=shas[-1],
-                        workload=args.workload,
-                        metric=args.metric,
-                        progress=progress,
-                    )
+                ctx = Context(settings)
+                request = BisectRequest.parse(
+                    ctx, good=args.base, bad=shas[-1], workload=args.workload, metric=args.metric
                 )
+                runs.append(run_bisect(ctx, request, progress))
         first, again = runs
 
         def step_order(label: str) -> int:

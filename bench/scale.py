@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import math
 import os
 import shutil
@@ -110,9 +109,9 @@ def _cluster_run(settings: Any, base: Path, k: int, work: Callable[[Any], Any]) 
 
 
 def real(args: argparse.Namespace) -> int:
-    from pystats_harness.bisect.driver import run_bisect
+    from pystats_harness.bisect.driver import BisectRequest, run_bisect
     from pystats_harness.config import load_settings
-    from pystats_harness.history.driver import run_history
+    from pystats_harness.history.driver import HistoryRequest, run_history
     from pystats_harness.infra import engine
     from pystats_harness.infra.mirror import Mirror
 
@@ -128,9 +127,13 @@ def real(args: argparse.Namespace) -> int:
             f"{args.commits + 1}-commit path on {args.base}, change at #{args.step_at}; workers share {os.cpu_count()} cores"
         )
         for k in [int(x) for x in args.workers.split(",") if x]:
-            bisect = functools.partial(
-                run_bisect, good=args.base, bad=shas[-1], workload="nbody", metric=DEFAULT_METRIC
-            )
+
+            def bisect(ctx: Any) -> Any:
+                request = BisectRequest.parse(
+                    ctx, good=args.base, bad=shas[-1], workload="nbody", metric=DEFAULT_METRIC
+                )
+                return run_bisect(ctx, request)
+
             run, m = _cluster_run(settings, scratch / f"bisect-k{k}", k, bisect)
             r = run.report.result
             unit = statistics.fmean(rec.seconds.get("total", 0.0) for rec in run.records.values())
@@ -139,9 +142,13 @@ def real(args: argparse.Namespace) -> int:
             rows.append((k, r.rounds, run.builds, m["wall"], m["cpu"], unit, (1 + r.rounds) * unit, found))
         for k in [int(x) for x in args.history_workers.split(",")]:
             what = {"benchmarks": args.history_benchmarks} if args.history_benchmarks else {"workload": "nbody"}
-            hist = functools.partial(
-                run_history, start=args.base, end=shas[-1], metrics=[DEFAULT_METRIC], count=args.history_count, **what
-            )
+
+            def hist(ctx: Any, what: dict[str, str] = what) -> Any:
+                request = HistoryRequest.parse(
+                    ctx, start=args.base, end=shas[-1], metrics=[DEFAULT_METRIC], count=args.history_count, **what
+                )
+                return run_history(ctx, request)
+
             run, m = _cluster_run(settings, scratch / f"history-k{k}", k, hist)
             unit = statistics.fmean(rec.seconds.get("total", 0.0) for rec in run.records)
             commits = len(run.rows)

@@ -81,56 +81,89 @@ def _endpoint_error(which: str, rev: str, rec: Measured) -> HarnessError:
     return EndpointsDoNotDiffer(what + "; a bisect needs a value at both ends")
 
 
-def bisect_path(mirror: Mirror, good: str, bad: str) -> tuple[str, list[CommitInfo]]:
+@dataclass(frozen=True)
+class Endpoint:
+    """One end of a bisect: the commit, resolved at the edge, and the revision as the user named it."""
+
+    commit: CommitInfo
+    name: str
+
+
+@dataclass(frozen=True)
+class BisectRequest:
+    """A bisect, typed at the edge: the ends resolved, the metric parsed, the workload found, the direction
+    checked (``None``: from good vs bad), every commit built in configuration ``config``."""
+
+    good: Endpoint
+    bad: Endpoint
+    workload: Workload
+    metric: Metric
+    threshold: float | None = None
+    direction: str | None = None
+    config: str = "default"
+    confirm: bool = True
+
+    @classmethod
+    def parse(
+        cls,
+        ctx: Context,
+        *,
+        good: str,
+        bad: str,
+        workload: str,
+        metric: str,
+        threshold: float | None = None,
+        direction: str | None = None,
+        loops: int | None = None,
+        config: str = "default",
+        confirm: bool = True,
+    ) -> BisectRequest:
+        """The options checked in the order a user reads them: the metric, the workload and the direction,
+        then the revisions (resolved once, in this machine's mirror)."""
+        parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops, ctx), parse_direction(direction)
+        mirror = Mirror(ctx.settings.mirror_dir)
+        ends = Endpoint(mirror.resolve(good), good), Endpoint(mirror.resolve(bad), bad)
+        return cls(*ends, work, parsed, threshold, wanted, config, confirm)
+
+
+def bisect_path(mirror: Mirror, good: Endpoint, bad: Endpoint) -> tuple[str, list[CommitInfo]]:
     """The commits from good to bad (ancestry path), and how the good end is named.
 
     As git bisect does for a good commit on another branch, the path starts at their merge base,
     which is then measured as the good end (and must be good)."""
-    g, b = mirror.resolve(good), mirror.resolve(bad)
+    g, b, name = good.commit, bad.commit, good.name
     if g.sha == b.sha:
-        raise ConfigError(f"--good {good} and --bad {bad} are the same commit ({g.short})")
+        raise ConfigError(f"--good {good.name} and --bad {bad.name} are the same commit ({g.short})")
     if not mirror.is_ancestor(g.sha, b.sha):
         base = mirror.merge_base(g.sha, b.sha)
         if mirror.is_ancestor(b.sha, g.sha) or base is None or base.sha == b.sha:
             raise ConfigError(
-                f"--good {good} ({g.short}) is not an ancestor of --bad {bad} ({b.short}) and they share "
+                f"--good {good.name} ({g.short}) is not an ancestor of --bad {bad.name} ({b.short}) and they share "
                 "no earlier commit; swap them if bad is the older one"
             )
         Reporter().warn(
-            f"--good {good} ({g.short}) is on another branch than --bad {bad}; bisecting from "
+            f"--good {good.name} ({g.short}) is on another branch than --bad {bad.name}; bisecting from "
             f"their merge base {base.short} ({base.subject[:60]}), measured as the good end"
         )
-        g, good = base, f"merge-base({good}, {bad})"
-    return good, [g, *mirror.ancestry_path(g.sha, b.sha)]
+        g, name = base, f"merge-base({good.name}, {bad.name})"
+    return name, [g, *mirror.ancestry_path(g.sha, b.sha)]
 
 
-def run_bisect(
-    ctx: Context,
-    *,
-    good: str,
-    bad: str,
-    workload: str,
-    metric: str,
-    threshold: float | None = None,
-    direction: str | None = None,
-    loops: int | None = None,
-    progress: Progress | None = None,
-    config: str = "default",
-    confirm_culprit: bool = True,
-) -> BisectRun:
+def run_bisect(ctx: Context, request: BisectRequest, progress: Progress | None = None) -> BisectRun:
     """Measure good and bad, check they differ as claimed, then bisect the ancestry path between them:
     one commit at a time here, or K at a time (k-ary rounds) on the K workers of ``pystats.cluster``;
-    every commit built in configuration ``config``. Then (``confirm_culprit``, exact result) confirm
+    every commit built in the request's configuration. Then (``request.confirm``, exact result) confirm
     the culprit on this machine (:mod:`pystats_harness.bisect.confirm`)."""
     started = time.perf_counter()
-    parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops, ctx), parse_direction(direction)
+    parsed, work, config = request.metric, request.workload, request.config
     mirror = Mirror(ctx.settings.mirror_dir)
-    good, path = bisect_path(mirror, good, bad)
+    good, path = bisect_path(mirror, request.good, request.bad)
+    bad = request.bad.name
     progress = progress or Progress()
     with open_fleet(ctx.with_reporter(progress.reporter), parsed, [work], config) as fleet:
-        run = _search_with(fleet, progress, path, parsed, (good, bad), threshold, wanted)
+        run = _search_with(fleet, progress, path, parsed, (good, bad), request.threshold, request.direction)
     confirmation = skipped("--no-confirm")
-    if confirm_culprit:
+    if request.confirm:
         measurer = Measurer(ctx.with_reporter(progress.reporter), parsed, work, config)
         judge = run.result.judge
         confirmation = confirm(
@@ -206,17 +239,14 @@ def _search_with(
 
 def measure_rev(
     ctx: Context,
-    rev: str,
+    commit: CommitInfo,
     *,
-    workload: str,
-    metric: str,
-    loops: int | None = None,
+    workload: Workload,
+    metric: Metric,
     progress: Progress | None = None,
     config: str = "default",
 ) -> Measured:
     """One commit, as ``bisect-run`` needs it (the same caches as ``bisect``); progress index is -1."""
-    parsed, work = parse_metric(metric), resolve_workload(workload, loops, ctx)
-    commit = Mirror(ctx.settings.mirror_dir).resolve(rev)
     progress = progress or Progress()
     progress.start("bisect-run", 0, -1, commit)
-    return Measurer(ctx.with_reporter(progress.reporter), parsed, work, config).measure(commit)
+    return Measurer(ctx.with_reporter(progress.reporter), metric, workload, config).measure(commit)

@@ -20,7 +20,7 @@ from invoke import Context as InvokeContext
 from rich.console import Console
 from rich.markup import escape
 
-from pystats_harness.bisect.driver import BisectRun, Progress, run_bisect
+from pystats_harness.bisect.driver import BisectRequest, BisectRun, Progress, run_bisect
 from pystats_harness.bisect.judge import Judge, Verdict
 from pystats_harness.bisect.plot import write_plot
 from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich
@@ -175,20 +175,20 @@ def bisect(
     """`invoke bisect`: 0 when the search finished (exact commit or a range around unbuildable ones)."""
     if jobs not in (None, ""):
         ctx = ctx.with_settings(ctx.settings.with_overrides(jobs=number("jobs", jobs, int)))
+    request = BisectRequest.parse(
+        ctx,
+        good=good,
+        bad=bad,
+        workload=workload,
+        metric=metric,
+        threshold=number("threshold", threshold),
+        direction=direction or None,
+        loops=number("loops", loops, int),
+        config=config,
+        confirm=confirm,
+    )
     with RichProgress() as progress:
-        run = run_bisect(
-            ctx,
-            good=good,
-            bad=bad,
-            workload=workload,
-            metric=metric,
-            threshold=number("threshold", threshold),
-            direction=direction or None,
-            loops=number("loops", loops, int),
-            progress=progress,
-            config=config,
-            confirm_culprit=confirm,
-        )
+        run = run_bisect(ctx, request, progress)
     paths = write_outputs(run, Path(out) if out else default_out(ctx.settings, workload, config))
     stdout = stdout_console()
     stdout.print(to_rich(_short_reasons(run.report)))

@@ -24,12 +24,14 @@ from pystats_harness.bisect.driver import measure_rev
 from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_BAD, EXIT_GOOD, EXIT_SKIP, exit_code, exit_code_for_error
 from pystats_harness.bisect.judge import Direction, Judge, parse_direction
 from pystats_harness.cli.bisect import RichProgress
-from pystats_harness.cli.common import configuration, number
+from pystats_harness.cli.common import configuration, number, resolve
 from pystats_harness.cli.shell import settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError, HarnessError, RevisionNotFound
 from pystats_harness.infra import proc
 from pystats_harness.infra.context import Context
+from pystats_harness.measure.metric import parse_metric
+from pystats_harness.measure.workload import resolve_workload
 
 
 def _rev_of_cwd() -> tuple[str, bool]:
@@ -71,11 +73,12 @@ def bisect_run(
         if value is None:
             raise ConfigError("--threshold is required (git bisect run judges each commit on its own)")
         judge = Judge(value, value, value, parse_direction(direction) or Direction.UP, True)
+        parsed, work = parse_metric(metric), resolve_workload(workload, number("loops", loops, int), ctx)
         if not rev:
             rev, from_cwd = _rev_of_cwd()
+        commit = resolve(ctx, rev)
         with RichProgress(err) as progress:
-            loops_n = number("loops", loops, int)
-            rec = measure_rev(ctx, rev, workload=workload, metric=metric, loops=loops_n, progress=progress, config=name)
+            rec = measure_rev(ctx, commit, workload=work, metric=parsed, progress=progress, config=name)
     except BaseException as exc:
         code = exit_code_for_error(exc)
         if isinstance(exc, RevisionNotFound) and from_cwd:

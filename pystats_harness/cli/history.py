@@ -13,7 +13,7 @@ from pystats_harness.cli.common import CONFIG_HELP, REPAIRS_HELP, configuration,
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
-from pystats_harness.history.driver import HistoryRun, run_history
+from pystats_harness.history.driver import HistoryRequest, HistoryRun, run_history
 from pystats_harness.history.report import change_lines, to_dict, to_markdown, to_rich, write_plot
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
@@ -46,7 +46,7 @@ def history(
     """`invoke history` (options as the task names them): 0 once the table and the files are written."""
     if not from_ or not to:
         raise ConfigError("give --from (the older commit) and --to (the newer one)")
-    run = run_history(
+    request = HistoryRequest.parse(
         ctx,
         start=from_,
         end=to,
@@ -59,6 +59,7 @@ def history(
         loops=number("loops", loops, int),
         config=config,
     )
+    run = run_history(ctx, request)
     stem = f"{time.strftime('%Y%m%dT%H%M%S')}-{run.label.replace(',', '+')[:60]}{out_suffix(config)}"
     target = Path(out) if out else ctx.settings.paths.history_reports / stem
     paths = write_outputs(run, target)

@@ -68,19 +68,19 @@ class HistoryRun:
         return rec.outcome.reason if len(self.workloads) == 1 else f"{short_label(workload)}: {rec.outcome.reason}"
 
 
-def history_path(mirror: Mirror, start: str, end: str) -> list[CommitInfo]:
+def history_path(mirror: Mirror, start: CommitInfo, end: CommitInfo) -> list[CommitInfo]:
     """--from, then the first-parent commits up to --to; exit 2 for an empty or unrelated range."""
-    a, b = mirror.resolve(start), mirror.resolve(end)
+    a, b = start, end
     if a.sha == b.sha:
-        raise ConfigError(f"--from {start} and --to {end} are the same commit ({a.short}): the range is empty")
+        raise ConfigError(f"--from {a.rev} and --to {b.rev} are the same commit ({a.short}): the range is empty")
     if not mirror.is_ancestor(a.sha, b.sha):
         raise ConfigError(
-            f"--from {start} ({a.short}) is not an ancestor of --to {end} ({b.short}); "
+            f"--from {a.rev} ({a.short}) is not an ancestor of --to {b.rev} ({b.short}); "
             "give the older commit as --from (swap them if --to is the older one)"
         )
     rest = mirror.ancestry_path(a.sha, b.sha, first_parent=True)
     if not rest or rest[-1].sha != b.sha:
-        raise ConfigError(f"--to {end} ({b.short}) is not reached from --from {start} along first parents")
+        raise ConfigError(f"--to {b.rev} ({b.short}) is not reached from --from {a.rev} along first parents")
     return [a, *rest]
 
 
@@ -117,30 +117,53 @@ def _series(metrics: Sequence[Metric], workloads: Sequence[Workload]) -> list[Se
     return [Series(f"{m.expression} @ {short_label(w)}", m, i) for i, w in enumerate(workloads) for m in metrics]
 
 
-def run_history(
-    ctx: Context,
-    *,
-    start: str,
-    end: str,
-    metrics: Sequence[str],
-    workload: str | None = None,
-    benchmarks: str | None = None,
-    every: int | None = None,
-    count: int | None = None,
-    threshold: float = 0.05,
-    loops: int | None = None,
-    config: str = "default",
-) -> HistoryRun:
+@dataclass(frozen=True)
+class HistoryRequest:
+    """A history, typed at the edge: the range's ends resolved, the metrics parsed, the workloads found."""
+
+    start: CommitInfo
+    end: CommitInfo
+    metrics: tuple[Metric, ...]
+    workloads: tuple[Workload, ...]
+    every: int | None = None
+    count: int | None = None
+    threshold: float = 0.05
+    config: str = "default"
+
+    @classmethod
+    def parse(
+        cls,
+        ctx: Context,
+        *,
+        start: str,
+        end: str,
+        metrics: Sequence[str],
+        workload: str | None = None,
+        benchmarks: str | None = None,
+        every: int | None = None,
+        count: int | None = None,
+        threshold: float = 0.05,
+        loops: int | None = None,
+        config: str = "default",
+    ) -> HistoryRequest:
+        """The options checked in the order a user reads them, then the range's ends resolved once."""
+        if not metrics:
+            raise ConfigError("give at least one --metric")
+        if threshold <= 0:
+            raise ConfigError(f"--threshold {threshold}: a relative change must be above 0 (e.g. 0.05 = 5%)")
+        parsed = tuple(parse_metric(m) for m in metrics)
+        works = tuple(history_workloads(ctx, workload, benchmarks, loops))
+        mirror = Mirror(ctx.settings.mirror_dir)
+        return cls(mirror.resolve(start), mirror.resolve(end), parsed, works, every, count, threshold, config)
+
+
+def run_history(ctx: Context, request: HistoryRequest) -> HistoryRun:
     """Measure the picked commits (K at a time on a cluster) and flag where each series moves."""
     started = time.perf_counter()
-    if not metrics:
-        raise ConfigError("give at least one --metric")
-    if threshold <= 0:
-        raise ConfigError(f"--threshold {threshold}: a relative change must be above 0 (e.g. 0.05 = 5%)")
-    parsed = [parse_metric(m) for m in metrics]
+    parsed, works, config, threshold = list(request.metrics), list(request.workloads), request.config, request.threshold
     combined = parse_metric(" + ".join(f"({m.expression})" for m in parsed))  # measures every input once
-    works = history_workloads(ctx, workload, benchmarks, loops)
-    path = history_path(Mirror(ctx.settings.mirror_dir), start, end)
+    path = history_path(Mirror(ctx.settings.mirror_dir), request.start, request.end)
+    every, count = request.every, request.count
     picked = pick(len(path), every=every, count=count)
     with open_fleet(ctx, combined, works, config) as fleet:
         ctx.reporter.info(f"measuring {len(picked)} of {len(path)} commits on {fleet.where} ({fleet.width} at a time)")
