@@ -82,20 +82,13 @@ def _endpoint_error(which: str, rev: str, rec: Measured) -> HarnessError:
 
 
 @dataclass(frozen=True)
-class Endpoint:
-    """One end of a bisect: the commit, resolved at the edge, and the revision as the user named it."""
-
-    commit: CommitInfo
-    name: str
-
-
-@dataclass(frozen=True)
 class BisectRequest:
-    """A bisect, typed at the edge: the ends resolved, the metric parsed, the workload found, the direction
-    checked (``None``: from good vs bad), every commit built in configuration ``config``."""
+    """A bisect, typed at the edge: the ends resolved (each commit's ``rev`` is the name the user gave), the
+    metric parsed, the workload found, the direction checked (``None``: from good vs bad), every commit
+    built in configuration ``config``."""
 
-    good: Endpoint
-    bad: Endpoint
+    good: CommitInfo
+    bad: CommitInfo
     workload: Workload
     metric: Metric
     threshold: float | None = None
@@ -122,31 +115,29 @@ class BisectRequest:
         then the revisions (resolved once, in this machine's mirror)."""
         parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops, ctx), parse_direction(direction)
         mirror = Mirror(ctx.settings.mirror_dir)
-        ends = Endpoint(mirror.resolve(good), good), Endpoint(mirror.resolve(bad), bad)
-        return cls(*ends, work, parsed, threshold, wanted, config, confirm)
+        return cls(mirror.resolve(good), mirror.resolve(bad), work, parsed, threshold, wanted, config, confirm)
 
 
-def bisect_path(mirror: Mirror, good: Endpoint, bad: Endpoint) -> tuple[str, list[CommitInfo]]:
+def bisect_path(mirror: Mirror, good: CommitInfo, bad: CommitInfo) -> tuple[str, list[CommitInfo]]:
     """The commits from good to bad (ancestry path), and how the good end is named.
 
     As git bisect does for a good commit on another branch, the path starts at their merge base,
     which is then measured as the good end (and must be good)."""
-    g, b, name = good.commit, bad.commit, good.name
-    if g.sha == b.sha:
-        raise ConfigError(f"--good {good.name} and --bad {bad.name} are the same commit ({g.short})")
-    if not mirror.is_ancestor(g.sha, b.sha):
-        base = mirror.merge_base(g.sha, b.sha)
-        if mirror.is_ancestor(b.sha, g.sha) or base is None or base.sha == b.sha:
-            raise ConfigError(
-                f"--good {good.name} ({g.short}) is not an ancestor of --bad {bad.name} ({b.short}) and they share "
-                "no earlier commit; swap them if bad is the older one"
-            )
-        Reporter().warn(
-            f"--good {good.name} ({g.short}) is on another branch than --bad {bad.name}; bisecting from "
-            f"their merge base {base.short} ({base.subject[:60]}), measured as the good end"
+    if good.sha == bad.sha:
+        raise ConfigError(f"--good {good.rev} and --bad {bad.rev} are the same commit ({good.short})")
+    if mirror.is_ancestor(good.sha, bad.sha):
+        return good.rev, [good, *mirror.ancestry_path(good.sha, bad.sha)]
+    base = mirror.merge_base(good.sha, bad.sha)
+    if mirror.is_ancestor(bad.sha, good.sha) or base is None or base.sha == bad.sha:
+        raise ConfigError(
+            f"--good {good.rev} ({good.short}) is not an ancestor of --bad {bad.rev} ({bad.short}) and they share "
+            "no earlier commit; swap them if bad is the older one"
         )
-        g, name = base, f"merge-base({good.name}, {bad.name})"
-    return name, [g, *mirror.ancestry_path(g.sha, b.sha)]
+    Reporter().warn(
+        f"--good {good.rev} ({good.short}) is on another branch than --bad {bad.rev}; bisecting from "
+        f"their merge base {base.short} ({base.subject[:60]}), measured as the good end"
+    )
+    return f"merge-base({good.rev}, {bad.rev})", [base, *mirror.ancestry_path(base.sha, bad.sha)]
 
 
 def run_bisect(ctx: Context, request: BisectRequest, progress: Progress | None = None) -> BisectRun:
@@ -158,7 +149,7 @@ def run_bisect(ctx: Context, request: BisectRequest, progress: Progress | None =
     parsed, work, config = request.metric, request.workload, request.config
     mirror = Mirror(ctx.settings.mirror_dir)
     good, path = bisect_path(mirror, request.good, request.bad)
-    bad = request.bad.name
+    bad = request.bad.rev
     progress = progress or Progress()
     with open_fleet(ctx.with_reporter(progress.reporter), parsed, [work], config) as fleet:
         run = _search_with(fleet, progress, path, parsed, (good, bad), request.threshold, request.direction)

@@ -68,9 +68,8 @@ class HistoryRun:
         return rec.outcome.reason if len(self.workloads) == 1 else f"{short_label(workload)}: {rec.outcome.reason}"
 
 
-def history_path(mirror: Mirror, start: CommitInfo, end: CommitInfo) -> list[CommitInfo]:
-    """--from, then the first-parent commits up to --to; exit 2 for an empty or unrelated range."""
-    a, b = start, end
+def history_path(mirror: Mirror, a: CommitInfo, b: CommitInfo) -> list[CommitInfo]:
+    """--from (``a``), then the first-parent commits up to --to (``b``); exit 2 for an empty or unrelated range."""
     if a.sha == b.sha:
         raise ConfigError(f"--from {a.rev} and --to {b.rev} are the same commit ({a.short}): the range is empty")
     if not mirror.is_ancestor(a.sha, b.sha):
@@ -163,8 +162,7 @@ def run_history(ctx: Context, request: HistoryRequest) -> HistoryRun:
     parsed, works, config, threshold = list(request.metrics), list(request.workloads), request.config, request.threshold
     combined = parse_metric(" + ".join(f"({m.expression})" for m in parsed))  # measures every input once
     path = history_path(Mirror(ctx.settings.mirror_dir), request.start, request.end)
-    every, count = request.every, request.count
-    picked = pick(len(path), every=every, count=count)
+    picked = pick(len(path), every=request.every, count=request.count)
     with open_fleet(ctx, combined, works, config) as fleet:
         ctx.reporter.info(f"measuring {len(picked)} of {len(path)} commits on {fleet.where} ({fleet.width} at a time)")
         rows = fleet.measure_grid([path[i] for i in picked])
