@@ -24,8 +24,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pystats_harness.builder.configurations import load_configurations
+from pystats_harness.builder.configurations import config_name, load_configurations
 from pystats_harness.builder.obtain import cached, obtain, plan_for
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.cli.common import context, resolve
 from pystats_harness.errors import ConfigurationUnsupported, HarnessError
 from pystats_harness.infra.context import Context
@@ -64,7 +65,7 @@ def cell(ctx: Context, rev: str, config: str, *, build: bool, under_threads: boo
     row: dict[str, Any] = {"config": config, "rev": rev, "seconds": "", "size": "", "ccache": "", "form": ""}
     try:
         commit = resolve(ctx, rev)
-        plan = plan_for(ctx, commit, "auto", config)
+        plan = plan_for(ctx, Recipe(commit, "auto", config_name(config)))
         row["form"] = plan.configuration.form
         if not build:
             hit = cached(ctx, plan) is not None

@@ -8,6 +8,7 @@ Each area is one line in :class:`CachePaths`: its path relative to the cache roo
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import overload
@@ -79,3 +80,11 @@ class CachePaths:
     def areas(self) -> tuple[tuple[Area, Path], ...]:
         """Every area with its path under this root, in the order declared."""
         return tuple((area, self.root / area.relative) for area in self.declared())
+
+
+def run_folder(area: Path, label: str, config: str = "default") -> Path:
+    """A run's default output folder in ``area`` (validate, collect, bisect, history): named by when it
+    started, what it ran and its build configuration when not the default
+    (``20261203T131500-v3.13.5-tier2``)."""
+    suffix = "" if config == "default" else f"-{config}"
+    return area / f"{time.strftime('%Y%m%dT%H%M%S')}-{label.replace('/', '_')}{suffix}"

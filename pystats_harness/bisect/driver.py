@@ -18,6 +18,7 @@ from pystats_harness.bisect.report import BisectReport
 from pystats_harness.bisect.report import CommitInfo as ReportCommit
 from pystats_harness.bisect.report import to_dict as report_to_dict
 from pystats_harness.bisect.search import BisectResult, estimate_remaining_steps
+from pystats_harness.builder.configurations import DEFAULT, ConfigName
 from pystats_harness.console import Reporter
 from pystats_harness.errors import ConfigError, EndpointFailed, EndpointsDoNotDiffer, HarnessError
 from pystats_harness.infra.context import Context
@@ -93,7 +94,7 @@ class BisectRequest:
     metric: Metric
     threshold: float | None = None
     direction: str | None = None
-    config: str = "default"
+    config: ConfigName = DEFAULT
     confirm: bool = True
 
     @classmethod
@@ -108,7 +109,7 @@ class BisectRequest:
         threshold: float | None = None,
         direction: str | None = None,
         loops: int | None = None,
-        config: str = "default",
+        config: ConfigName = DEFAULT,
         confirm: bool = True,
     ) -> BisectRequest:
         """The options checked in the order a user reads them: the metric, the workload and the direction,
@@ -235,7 +236,7 @@ def measure_rev(
     workload: Workload,
     metric: Metric,
     progress: Progress | None = None,
-    config: str = "default",
+    config: ConfigName = DEFAULT,
 ) -> Measured:
     """One commit, as ``bisect-run`` needs it (the same caches as ``bisect``); progress index is -1."""
     progress = progress or Progress()

@@ -14,13 +14,16 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NewType
 
 from pystats_harness.builder.series import Reader
 from pystats_harness.errors import ConfigError, ConfigurationUnsupported
 from pystats_harness.resources import CONFIGURATIONS_TOML
 
-DEFAULT = "default"
+#: A configuration's name as checked at the edge (``--config``): the one type it travels as, from the
+#: task to the plan (a bare string is not one; :func:`config_name` makes one from the known names).
+ConfigName = NewType("ConfigName", str)
+DEFAULT = ConfigName("default")
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,13 @@ def load_configurations(path: Path = CONFIGURATIONS_TOML) -> Configurations:
     if DEFAULT not in found or found[DEFAULT].forms[0].flags or found[DEFAULT].forms[0].runtime_args:
         raise ConfigError(f"{path}: configuration {DEFAULT!r} must exist and add nothing")
     return Configurations(versions, found)
+
+
+def config_name(name: str) -> ConfigName:
+    """``name`` as a :data:`ConfigName` once it names a known configuration (else ConfigError, exit 2,
+    listing the known ones); whether a revision can build it is decided when it is planned."""
+    load_configurations().get(name)
+    return ConfigName(name)
 
 
 def _llvm_version(form: Form, read: Reader) -> tuple[int, str] | None:

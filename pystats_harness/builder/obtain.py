@@ -1,12 +1,15 @@
-"""The one door to a build. Every caller (the build, run, verify and stats tasks, validate, collect, a
-measurement at a commit, a unit on a cluster worker) asks here:
+"""The one door to a build. Every caller asks here:
 
-* :func:`plan_for`: read what planning needs (the commit's tree through the mirror, the patch series,
-  the configure flags, the builder image's id, the configuration ``--config`` names) and plan (pure,
-  :func:`~pystats_harness.builder.plan.plan_build`); a revision that cannot build the configuration is
-  refused as soon as its tree is read, before the engine is asked for anything (exit 29);
-* :func:`obtain`: the planned build from the cache, built first when missing (or NotBuilt, exit 13,
-  when the caller asked not to build), and whether a build ran.
+* :func:`plan_for`: read what planning a :class:`~pystats_harness.builder.recipe.Recipe` needs (the
+  commit's tree through the mirror, the patch series, the configure flags, the builder image's id, the
+  configuration it names) and plan (pure, :func:`~pystats_harness.builder.plan.plan_build`); a revision
+  that cannot build the configuration is refused as soon as its tree is read, before the engine is asked
+  for anything (exit 29);
+* :func:`obtain`: the planned build from the cache, built first when missing, and whether a build ran.
+  Two callers only: the unit runner (:mod:`pystats_harness.dispatch.runner`, every measurement, here or
+  on a cluster worker) and ``invoke build`` (``tests/unit/test_layout.py`` holds that);
+* :func:`existing`: a build that must already be there (``invoke run``, ``verify``, ``stats --rev``):
+  NotBuilt (exit 13) saying how to make it, never a build.
 
 A revision is resolved into a :class:`~pystats_harness.infra.mirror.CommitInfo` once, by the caller
 (the task, or the client of a cluster run); nothing here resolves it again.
@@ -18,16 +21,16 @@ from dataclasses import dataclass
 
 from pystats_harness.builder import repairs
 from pystats_harness.builder.cache import CacheEntry, lookup
-from pystats_harness.builder.configurations import DEFAULT, choose, load_configurations, variant_image
+from pystats_harness.builder.configurations import choose, load_configurations, variant_image
 from pystats_harness.builder.execute import execute
 from pystats_harness.builder.plan import BuildPlan, PlanInputs, plan_build
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.builder.series import load_series
-from pystats_harness.builder.upstream import UpstreamPatch
 from pystats_harness.config import load_configure_flags
 from pystats_harness.errors import BuildFailed, NotBuilt, PatchError, VerificationFailed
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.infra.mirror import Mirror
 
 
 @dataclass(frozen=True)
@@ -39,20 +42,14 @@ class Obtained:
     built: bool
 
 
-def plan_inputs(
-    ctx: Context,
-    commit: CommitInfo,
-    requested_patches: str = "auto",
-    config: str = DEFAULT,
-    extra: tuple[UpstreamPatch, ...] = (),
-) -> PlanInputs:
-    """What planning ``commit`` reads, read now (the image ids need the engine; the tree, the mirror).
+def plan_inputs(ctx: Context, recipe: Recipe) -> PlanInputs:
+    """What planning ``recipe`` reads, read now (the image ids need the engine; the tree, the mirror).
     An unknown configuration is ConfigError (exit 2) naming the known ones; a revision that cannot build
     it is refused here already (exit 29), before the engine is asked for anything."""
-    settings = ctx.settings
+    settings, commit = ctx.settings, recipe.commit
     mirror = Mirror(settings.mirror_dir)
     known = load_configurations()
-    configuration = known.get(config)
+    configuration = known.get(recipe.config)
 
     def read(path: str) -> str | None:
         return mirror.read_file(commit.sha, path)
@@ -68,7 +65,7 @@ def plan_inputs(
         commit,
         read,
         load_series(),
-        requested_patches,
+        recipe.patches,
         load_configure_flags(settings.configure_flags_file),
         settings.image,
         engine.require_image(ctx.docker, settings.image),
@@ -76,20 +73,14 @@ def plan_inputs(
         configuration,
         known.llvm,
         variants,
-        (*((repair,) if repair else ()), *extra),
+        (*((repair,) if repair else ()), *recipe.extra),
     )
 
 
-def plan_for(
-    ctx: Context,
-    commit: CommitInfo,
-    requested_patches: str = "auto",
-    config: str = DEFAULT,
-    extra: tuple[UpstreamPatch, ...] = (),
-) -> BuildPlan:
-    """The plan of ``commit``'s build of configuration ``config`` with ``--patches requested_patches``, its
-    repair (setting ``repairs``) and the upstream changes ``extra`` (a bisect's revert)."""
-    return plan_build(plan_inputs(ctx, commit, requested_patches, config, extra))
+def plan_for(ctx: Context, recipe: Recipe) -> BuildPlan:
+    """The plan of ``recipe``'s build: its patches, configuration and upstream changes (a bisect's
+    revert), and its repair (setting ``repairs``)."""
+    return plan_build(plan_inputs(ctx, recipe))
 
 
 def cached(ctx: Context, plan: BuildPlan) -> CacheEntry | None:
@@ -97,20 +88,25 @@ def cached(ctx: Context, plan: BuildPlan) -> CacheEntry | None:
     return lookup(ctx.settings.builds_dir, plan.key)
 
 
-def obtain(ctx: Context, plan: BuildPlan, *, build_missing: bool = True) -> Obtained:
-    """The planned build, built first when missing (``--patches auto`` fails on a fingerprint mismatch);
-    with ``build_missing=False`` a missing build is NotBuilt saying how to make it."""
+def existing(ctx: Context, plan: BuildPlan) -> CacheEntry:
+    """The planned build, which must be in the cache already: NotBuilt (exit 13) saying how to make it."""
+    entry = cached(ctx, plan)
+    if entry is not None:
+        return entry
+    commit, config = plan.commit, plan.configuration
+    option = "" if config.is_default else f" --config {config.name}"
+    raise NotBuilt(
+        f"no cached build of {commit.rev} ({commit.short}, --patches {plan.patches.requested}{option}); "
+        f"run `invoke build --rev {commit.rev}{option}` first"
+    )
+
+
+def obtain(ctx: Context, plan: BuildPlan) -> Obtained:
+    """The planned build, built first when missing (``--patches auto`` fails on a fingerprint mismatch)."""
     entry = cached(ctx, plan)
     if entry is not None:
         return Obtained(plan, entry, False)
     commit = plan.commit
-    if not build_missing:
-        config = plan.configuration
-        option = "" if config.is_default else f" --config {config.name}"
-        raise NotBuilt(
-            f"no cached build of {commit.rev} ({commit.short}, --patches {plan.patches.requested}{option}); "
-            f"run `invoke build --rev {commit.rev}{option}` first"
-        )
     ctx.reporter.info(f"building {commit.rev} ({commit.short})")
     try:
         return Obtained(plan, execute(ctx, plan), True)

@@ -8,7 +8,6 @@ bisect-run --workload nbody --metric ... --threshold 0.84 --direction down`` (``
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,16 +19,15 @@ from invoke import Context as InvokeContext
 from rich.console import Console
 from rich.markup import escape
 
-from pystats_harness.bisect.driver import BisectRequest, BisectRun, Progress, run_bisect
+from pystats_harness.bisect.driver import BisectRequest, Progress
 from pystats_harness.bisect.judge import Judge, Verdict
-from pystats_harness.bisect.plot import write_plot
-from pystats_harness.bisect.report import BisectReport, summary, to_markdown, to_rich
-from pystats_harness.cli.common import CONFIG_HELP, REPAIRS_HELP, configuration, number, out_suffix
+from pystats_harness.bisect.outputs import bisect_into, goal
+from pystats_harness.bisect.report import BisectReport, summary, to_rich
+from pystats_harness.builder.configurations import DEFAULT, ConfigName
+from pystats_harness.cli.common import CONFIG_HELP, REPAIRS_HELP, configuration, number
 from pystats_harness.cli.shell import exit_with, harness_task, settings_of
-from pystats_harness.config import Settings
 from pystats_harness.console import Reporter, stdout_console
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.measurer import Measured
 from pystats_harness.measure.outcome import Failure, Outcome
@@ -111,39 +109,6 @@ class RichProgress(Progress):
         )
 
 
-def default_out(settings: Settings, workload: str, config: str = "default") -> Path:
-    stem = Path(workload).stem if workload.endswith(".py") else workload
-    return settings.paths.bisect_reports / f"{time.strftime('%Y%m%dT%H%M%S')}-{stem}{out_suffix(config)}"
-
-
-def write_outputs(run: BisectRun, out: Path) -> dict[str, Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out / "report.json", "markdown": out / "report.md", "plot": out / "plot.png"}
-    write_json_atomic(paths["json"], run.to_dict())
-    r = run.report.result
-    steps = "".join(
-        f"| {rec.commit.short} | {run.labels[i]} | {rec.source}{', built' if rec.built else ''} | "
-        f"{rec.seconds.get('total', 0):.1f} |\n"
-        for i, rec in sorted(run.records.items())
-    )
-    write_text_atomic(
-        paths["markdown"],
-        to_markdown(run.report) + f"\n{run.builds} builds (goal ≤ {goal(len(r.commits))}), "
-        f"{run.wall_seconds:.0f} s wall time.\n\n| Commit | Step | Source | Seconds |\n|:---|:---|:---|---:|\n" + steps,
-    )
-    try:
-        write_plot(run.report, paths["plot"])
-    except ImportError as exc:  # matplotlib missing: everything else is still written
-        Reporter().warn(f"no plot ({exc}); install matplotlib")
-        del paths["plot"]
-    return paths
-
-
-def goal(n_commits: int) -> int:
-    """ceil(log2(N)) + 2 builds for a path of N commits (good and bad included)."""
-    return math.ceil(math.log2(n_commits)) + 2
-
-
 def _short_reasons(report: BisectReport) -> BisectReport:
     """The report with skipped commits' details dropped (the table shows "build failed"; the full
     reasons, with compiler error and log path, are printed below it)."""
@@ -169,7 +134,7 @@ def bisect(
     loops: Any = None,
     out: str | Path | None = None,
     jobs: Any = None,
-    config: str = "default",
+    config: ConfigName = DEFAULT,
     confirm: bool = True,
 ) -> int:
     """`invoke bisect`: 0 when the search finished (exact commit or a range around unbuildable ones)."""
@@ -188,8 +153,7 @@ def bisect(
         confirm=confirm,
     )
     with RichProgress() as progress:
-        run = run_bisect(ctx, request, progress)
-    paths = write_outputs(run, Path(out) if out else default_out(ctx.settings, workload, config))
+        run, paths = bisect_into(ctx, request, Path(out) if out else None, progress)
     stdout = stdout_console()
     stdout.print(to_rich(_short_reasons(run.report)))
     r = run.report.result

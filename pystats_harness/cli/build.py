@@ -11,9 +11,11 @@ from rich.markup import escape
 
 from pystats_harness.builder import fingerprint, patches, probes, releases, repairs
 from pystats_harness.builder.cache import CacheEntry
+from pystats_harness.builder.configurations import ConfigName
 from pystats_harness.builder.image import build_builder_image, build_llvm_variant
-from pystats_harness.builder.obtain import cached, obtain, plan_for
+from pystats_harness.builder.obtain import cached, existing, obtain, plan_for
 from pystats_harness.builder.plan import to_text
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.cli.common import (
     CONFIG_HELP,
     PATCHES_HELP,
@@ -53,10 +55,10 @@ def image(ctx: Context, *, bootstrap: bool, llvm: int | None = None) -> None:
     stdout_console().print(f"image {result.tag} = {result.image_id} (base {result.base})")
 
 
-def build(ctx: Context, commit: CommitInfo, requested_patches: str, config: str, *, dry_run: bool) -> None:
+def build(ctx: Context, commit: CommitInfo, requested_patches: str, config: ConfigName, *, dry_run: bool) -> None:
     out = stdout_console()
     start = time.perf_counter()
-    plan = plan_for(ctx, commit, requested_patches, config)
+    plan = plan_for(ctx, Recipe(commit, requested_patches, config))
     out.print(to_text(plan, cached=cached(ctx, plan) is not None))
     if dry_run:
         return
@@ -80,9 +82,9 @@ def _warn_recorded_mismatch(ctx: Context, entry: CacheEntry, what: str) -> None:
 
 
 def run(
-    ctx: Context, commit: CommitInfo, requested_patches: str, config: str, args: list[str], *, stats_dir: bool
+    ctx: Context, commit: CommitInfo, requested_patches: str, config: ConfigName, args: list[str], *, stats_dir: bool
 ) -> int:
-    entry = obtain(ctx, plan_for(ctx, commit, requested_patches, config), build_missing=False).entry
+    entry = existing(ctx, plan_for(ctx, Recipe(commit, requested_patches, config)))
     result = run_python(ctx, entry, RunRequest(tuple(args), stats_dir=stats_dir, label="run"))
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
@@ -110,10 +112,10 @@ def show_patches(ctx: Context, commit: CommitInfo, requested: str) -> None:
         out.print("repair: off (--repairs none)" if off else "repair: none (in no known window, none found earlier)")
 
 
-def verify(ctx: Context, commit: CommitInfo, requested: str, config: str) -> None:
+def verify(ctx: Context, commit: CommitInfo, requested: str, config: ConfigName) -> None:
     named = f", --config {config}" if config and config != "default" else ""  # the default's line as before
     what = f"{commit.rev} (--patches {requested}{named})"
-    entry = obtain(ctx, plan_for(ctx, commit, requested, config), build_missing=False).entry
+    entry = existing(ctx, plan_for(ctx, Recipe(commit, requested, config)))
     report = probes.collect(ctx, entry)
     title = f"behaviour fingerprint of {what}"
     stdout_console().print(fingerprint.to_rich(report.verdicts, title=title, exempt=report.exempt))
@@ -195,7 +197,7 @@ def run_task(
     c: InvokeContext,
     rev: str | None = None,
     patches: str = "auto",
-    config: str | None = None,
+    config: ConfigName | None = None,
     no_stats_dir: bool = False,
     repairs: str | None = None,
 ) -> None:
@@ -230,7 +232,7 @@ def verify_task(
     c: InvokeContext,
     rev: str | None = None,
     patches: str = "auto",
-    config: str | None = None,
+    config: ConfigName | None = None,
     repairs: str | None = None,
 ) -> None:
     """Rerun the behaviour fingerprint on a cached build; non-zero exit on any mismatch."""

@@ -2,137 +2,67 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-
 from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from pystats_harness.builder.obtain import obtain, plan_for
 from pystats_harness.cli.common import (
     CONFIG_HELP,
     PATCHES_HELP,
     REPAIRS_HELP,
     configuration,
     number,
-    out_suffix,
-    resolve,
 )
 from pystats_harness.cli.shell import harness_task, settings_of
-from pystats_harness.cluster.client import Cluster
-from pystats_harness.collect import driver, one
-from pystats_harness.collect import loops as loops_file
+from pystats_harness.collect import one
 from pystats_harness.collect import report as collect_report
-from pystats_harness.collect.remote import collect_on_cluster
+from pystats_harness.collect.run import CollectRequest, CollectRun, Watch, run_collect
 from pystats_harness.collect.trust import Verdict
 from pystats_harness.console import stdout_console
-from pystats_harness.dispatch.dispatcher import run_dispatched
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
-from pystats_harness.measure.suiteconfig import load_suite
-from pystats_harness.pyperformance.benchmarks import Suite, read_suite, select
-from pystats_harness.pyperformance.sites import benchmark_data_dir
 
 
-def _progress(ctx: Context) -> Progress:
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    return Progress(*columns, console=ctx.reporter.console, transient=True)
+class Shown(Watch):
+    """A collect drawn in the terminal: the overall bar, a line per running benchmark with its phase, and
+    each finished benchmark's line (``on worker-2`` when a cluster worker measured it)."""
+
+    def __init__(self, ctx: Context, total: int, what: str) -> None:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        self.ctx, self.progress = ctx, Progress(*columns, console=ctx.reporter.console, transient=True)
+        self.overall = self.progress.add_task(what, total=total)
+        self.lines: dict[str, TaskID] = {}
+
+    def started(self, name: str) -> None:
+        self.lines[name] = self.progress.add_task(f"  {name}", total=None)
+
+    def phase(self, name: str, what: str) -> None:
+        if name in self.lines:
+            self.progress.update(self.lines[name], description=f"  {name}: {what}")
+
+    def finished(self, outcome: one.Outcome, worker: str) -> None:
+        if outcome.name in self.lines:
+            self.progress.remove_task(self.lines.pop(outcome.name))
+        self.progress.advance(self.overall)
+        detail = "" if outcome.verdict is Verdict.TRUSTED else f": {collect_report.detail(outcome)}"
+        where = f" on {worker}" if worker else ""
+        line = f"{outcome.name}: {outcome.verdict.value} ({outcome.seconds:.0f} s){where}{detail}"
+        self.ctx.reporter.console.print(line, markup=False)
 
 
-def run_collect(
-    ctx: Context,
-    rev: str | None,
-    patches: str,
-    config: str = "default",
-    *,
-    benchmarks: str,
-    jobs: int,
-    processes: int,
-    loops: str | None,
-    out: str | None,
-    manual: bool = True,
-) -> list[one.Outcome]:
-    suite_benchmarks = read_suite(benchmark_data_dir(ctx))
-    chosen = select(suite_benchmarks, benchmarks)
-    fixed = loops_file.read(Path(loops)) if loops else {}
-    if loops:
-        loops_file.check_covers(fixed, [b.name for b in chosen], Path(loops))
-    driver.check_request(chosen, jobs, processes, Path(out).resolve() if out else None)
-    commit = resolve(ctx, rev)
-    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{commit.rev.replace('/', '_')}{out_suffix(config)}"
-    out_dir = Path(out).resolve() if out else ctx.settings.paths.collect_outputs / stamp
-    request = driver.Request(chosen, jobs, processes, fixed, out_dir, manual)
-    outcomes = run_dispatched(
-        ctx,
-        lambda: _here(ctx, commit, (patches, config), suite_benchmarks, request),
-        lambda cluster: _on_cluster(ctx, cluster, commit, (patches, config), suite_benchmarks, request),
-    )
+def collect(ctx: Context, request: CollectRequest) -> CollectRun:
+    """Run the collect, drawing it as it goes; then its table and where its output is."""
+    recipe = request.recipe
+    watch = Shown(ctx, len(request.request.benchmarks), f"collecting {recipe.commit.rev}")
+    with watch.progress:
+        run = run_collect(ctx, request, watch)
     console = stdout_console()
-    named = "" if config == "default" else f" (configuration {config})"
-    title = f"pystats over pyperformance {suite_benchmarks.version}: {commit.rev}{named}"
-    console.print(collect_report.to_rich(outcomes, title))
-    console.print(collect_report.headline(outcomes))
-    meta = collect_report.read(out_dir).get("metadata", {}) if (out_dir / "report.json").is_file() else {}
-    for upstream in meta.get("upstream", []):  # "repaired with upstream 23e4f80ce2 (Python/gc.c)"
+    named = "" if recipe.config == "default" else f" (configuration {recipe.config})"
+    title = f"pystats over pyperformance {request.suite.version}: {recipe.commit.rev}{named}"
+    console.print(collect_report.to_rich(run.outcomes, title))
+    console.print(collect_report.headline(run.outcomes))
+    for upstream in run.upstream:  # "repaired with upstream 23e4f80ce2 (Python/gc.c)"
         console.print(f"build: {upstream}")
-    console.print(f"output: {out_dir} (report.json, trust.md, loops.json, benchmarks/<name>/)")
-    return outcomes
-
-
-def _line(outcome: one.Outcome, worker: str = "") -> str:
-    """The progress line of a finished benchmark (``on worker-2`` when a cluster worker measured it)."""
-    detail = "" if outcome.verdict is Verdict.TRUSTED else f": {collect_report.detail(outcome)}"
-    where = f" on {worker}" if worker else ""
-    return f"{outcome.name}: {outcome.verdict.value} ({outcome.seconds:.0f} s){where}{detail}"
-
-
-def _on_cluster(
-    ctx: Context,
-    cluster: Cluster[Any, Any],
-    commit: CommitInfo,
-    recipe: tuple[str, str],
-    suite_benchmarks: Suite,
-    request: driver.Request,
-) -> list[one.Outcome]:
-    """``recipe``: (--patches, --config)."""
-    with _progress(ctx) as progress:
-        overall = progress.add_task(f"collecting {commit.rev} on {cluster.address}", total=len(request.benchmarks))
-
-        def finished(outcome: one.Outcome, worker: str) -> None:
-            progress.advance(overall)
-            ctx.reporter.console.print(_line(outcome, worker), markup=False)
-
-        patches, config = recipe
-        return collect_on_cluster(ctx, cluster, commit, patches, suite_benchmarks, request, finished, config=config)
-
-
-def _here(
-    ctx: Context, commit: CommitInfo, recipe: tuple[str, str], suite_benchmarks: Suite, request: driver.Request
-) -> list[one.Outcome]:
-    entry = obtain(ctx, plan_for(ctx, commit, *recipe)).entry
-    chosen = request.benchmarks
-    with _progress(ctx) as progress:
-        overall = progress.add_task(f"collecting {commit.rev}", total=len(chosen))
-
-        def started(name: str) -> Callable[[str], None]:
-            line: TaskID = progress.add_task(f"  {name}", total=None)
-
-            def phase(what: str) -> None:
-                progress.update(line, description=f"  {name}: {what}")
-
-            phase.line = line  # type: ignore[attr-defined]
-            return phase
-
-        def finished(outcome: one.Outcome) -> None:
-            for task in progress.tasks:
-                if task.description.startswith(f"  {outcome.name}:") or task.description == f"  {outcome.name}":
-                    progress.remove_task(task.id)
-            progress.advance(overall)
-            ctx.reporter.console.print(_line(outcome), markup=False)
-
-        return driver.collect(ctx, entry, suite_benchmarks, request, load_suite(), started=started, finished=finished)
+    console.print(f"output: {run.out} (report.json, trust.md, loops.json, benchmarks/<name>/)")
+    return run
 
 
 def raise_for(outcomes: list[one.Outcome], *, strict: bool = False) -> None:
@@ -177,11 +107,11 @@ def collect_task(
 ) -> None:
     """pystats for pyperformance benchmarks, each in its own container, with a trust verdict per benchmark."""
     ctx = settings_of(c, repairs=repairs)
-    outcomes = run_collect(
+    request = CollectRequest.parse(
         ctx,
-        rev,
-        patches,
-        configuration(ctx, config),
+        rev=rev,
+        patches=patches,
+        config=configuration(ctx, config),
         benchmarks=benchmarks,
         jobs=number("jobs", jobs, int),
         processes=number("processes", processes, int),
@@ -189,4 +119,4 @@ def collect_task(
         out=out,
         manual=not no_manual,
     )
-    raise_for(outcomes, strict=strict)
+    raise_for(collect(ctx, request).outcomes, strict=strict)

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from pystats_harness.builder.configurations import DEFAULT, load_configurations
+from pystats_harness.builder.configurations import ConfigName, config_name
 from pystats_harness.config import DEFAULTS, load_settings
 from pystats_harness.console import Reporter
 from pystats_harness.dispatch.dispatcher import UnitFailed
@@ -27,7 +27,6 @@ __all__ = [
     "context",
     "error_exit",
     "number",
-    "out_suffix",
     "resolve",
 ]
 
@@ -58,17 +57,11 @@ CONFIG_HELP = (
 )
 
 
-def configuration(ctx: Context, name: str | None) -> str:
-    """``--config`` (the setting ``config`` when not given), checked once: an unknown name is ConfigError
-    (exit 2) listing the known ones. Whether the revision can build it is decided when it is planned."""
-    chosen = (name or ctx.settings.config).strip()
-    load_configurations().get(chosen)
-    return chosen
-
-
-def out_suffix(config: str) -> str:
-    """What a default output directory's name adds for a configuration (``-tier2``; nothing for default)."""
-    return "" if config == DEFAULT else f"-{config}"
+def configuration(ctx: Context, name: str | None) -> ConfigName:
+    """``--config`` (the setting ``config`` when not given), checked once and typed: an unknown name is
+    ConfigError (exit 2) listing the known ones. Whether the revision can build it is decided when it
+    is planned."""
+    return config_name((name or ctx.settings.config).strip())
 
 
 def error_exit(exc: BaseException) -> tuple[str, int] | None:

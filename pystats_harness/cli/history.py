@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from invoke import Context as InvokeContext
 from rich.markup import escape
 
-from pystats_harness.cli.common import CONFIG_HELP, REPAIRS_HELP, configuration, number, out_suffix
+from pystats_harness.builder.configurations import DEFAULT, ConfigName
+from pystats_harness.cli.common import CONFIG_HELP, REPAIRS_HELP, configuration, number
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
-from pystats_harness.history.driver import HistoryRequest, HistoryRun, run_history
-from pystats_harness.history.report import change_lines, to_dict, to_markdown, to_rich, write_plot
+from pystats_harness.history.driver import HistoryRequest
+from pystats_harness.history.outputs import history_into
+from pystats_harness.history.report import change_lines, to_rich
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
-
-
-def write_outputs(run: HistoryRun, out: Path) -> dict[str, Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out / "history.json", "markdown": out / "history.md", "plot": out / "history.png"}
-    write_json_atomic(paths["json"], to_dict(run))
-    write_text_atomic(paths["markdown"], to_markdown(run))
-    write_plot(run, paths["plot"])
-    return paths
 
 
 def history(
@@ -41,7 +32,7 @@ def history(
     threshold: str | None = None,
     loops: str | None = None,
     out: str | None = None,
-    config: str = "default",
+    config: ConfigName = DEFAULT,
 ) -> int:
     """`invoke history` (options as the task names them): 0 once the table and the files are written."""
     if not from_ or not to:
@@ -59,10 +50,7 @@ def history(
         loops=number("loops", loops, int),
         config=config,
     )
-    run = run_history(ctx, request)
-    stem = f"{time.strftime('%Y%m%dT%H%M%S')}-{run.label.replace(',', '+')[:60]}{out_suffix(config)}"
-    target = Path(out) if out else ctx.settings.paths.history_reports / stem
-    paths = write_outputs(run, target)
+    run, paths = history_into(ctx, request, Path(out) if out else None)
     console = stdout_console()
     console.print(to_rich(run))
     console.print(f"[bold]change points[/] (relative change above {run.threshold:.1%}): {len(run.changes)}")

@@ -7,18 +7,19 @@ from pathlib import Path
 
 from invoke import Context as InvokeContext
 
-from pystats_harness.builder.obtain import obtain, plan_for
+from pystats_harness.builder.obtain import existing, plan_for
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.cli.common import number, resolve
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.stats import compare as _compare
 from pystats_harness.stats import summary
-from pystats_harness.stats.collection import dump_files, from_dump, load, per_loop, save
+from pystats_harness.stats.collection import dump_files, from_dump, load, per_loop
 from pystats_harness.stats.dumps import parse_files
+from pystats_harness.stats.outputs import write_collection, write_comparison
 from pystats_harness.stats.summarize_json import summarize_json
 
 
@@ -40,19 +41,16 @@ def stats(
             "--summarize-json needs --rev: the build's own tables name the opcodes and fill _defines; "
             "pass the revision whose build made the dumps"
         )
-    entry = obtain(ctx, plan_for(ctx, commit, requested_patches), build_missing=False).entry if commit else None
+    entry = existing(ctx, plan_for(ctx, Recipe(commit, requested_patches))) if commit else None
     names = entry.names() if entry else None
     metadata = entry.stats_metadata(rev) if entry else ({"revision": rev} if rev else {})
     dump = parse_files(dump_files(directory), lenient=lenient)
     collection = from_dump(dump, names, metadata)
     collection = per_loop(collection, loops) if loops else collection
     export = summarize_json(dump, names, metadata) if summarize_json_out and names is not None else None
-    if json_out:
-        save(collection, Path(json_out))
-    if markdown_out:
-        write_text_atomic(Path(markdown_out), summary.to_markdown(collection))
-    if summarize_json_out and export is not None:
-        write_json_atomic(Path(summarize_json_out), export)
+    write_collection(
+        collection, export, json_out=json_out, markdown_out=markdown_out, summarize_json_out=summarize_json_out
+    )
     out = stdout_console()
     out.print(summary.to_rich(collection))
     meta = collection.metadata
@@ -88,10 +86,7 @@ def compare(
         if not p.is_file():
             raise ConfigError(f"collection {p} does not exist; make one with `invoke stats DIR --json OUT`")
     comparison = _compare.compare(load(base), load(head), threshold=threshold, family_view=family)
-    if json_out:
-        write_text_atomic(Path(json_out), _compare.to_json(comparison))
-    if markdown_out:
-        write_text_atomic(Path(markdown_out), _compare.to_markdown(comparison, limit))
+    write_comparison(comparison, json_out=json_out, markdown_out=markdown_out, limit=limit)
     stdout_console().print(_compare.to_rich(comparison, limit))
 
 
@@ -100,16 +95,11 @@ def compare_suites(
 ) -> None:
     """Two `invoke collect` outputs: per benchmark x metric, interesting changes flagged, a heatmap."""
     from pystats_harness.collect import compare as suite_compare
-    from pystats_harness.collect.heatmap import write_heatmap
+    from pystats_harness.collect.heatmap import write_suite_comparison
 
     thresholds = suite_compare.Thresholds(ratio=threshold, count=threshold) if threshold else suite_compare.Thresholds()
     comparison = suite_compare.compare_outputs(base, head, thresholds)
-    markdown = suite_compare.to_markdown(comparison)
-    if json_out:
-        write_text_atomic(Path(json_out), comparison.to_json())
-    if markdown_out:
-        write_text_atomic(Path(markdown_out), markdown)
-    png = write_heatmap(comparison, Path(plot)) if plot else None
+    markdown, png = write_suite_comparison(comparison, json_out=json_out, markdown_out=markdown_out, plot=plot)
     out = stdout_console()
     out.print(markdown, markup=False, highlight=False)
     out.print(

@@ -2,32 +2,18 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
-from typing import Any
 
 from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, REPAIRS_HELP, configuration, out_suffix, resolve
+from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, REPAIRS_HELP, configuration
 from pystats_harness.cli.shell import harness_task, settings_of
-from pystats_harness.cluster.client import Cluster
 from pystats_harness.console import stdout_console
-from pystats_harness.dispatch.dispatcher import run_dispatched
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
-from pystats_harness.measure.suiteconfig import SuiteConfig, load_suite
 from pystats_harness.validate import report as validate_report
-from pystats_harness.validate.driver import (
-    choose_workloads,
-    count_jobs,
-    fingerprint_step,
-    record_baselines,
-    validate,
-)
 from pystats_harness.validate.report import ValidationReport
-from pystats_harness.validate.unit import validate_on_cluster
+from pystats_harness.validate.run import ValidateRequest, run_baseline, run_validate
 
 
 def _progress(ctx: Context) -> Progress:
@@ -35,98 +21,28 @@ def _progress(ctx: Context) -> Progress:
     return Progress(*columns, console=ctx.reporter.console, transient=True)
 
 
-def run_validate(
-    ctx: Context,
-    rev: str | None,
-    patches: str,
-    config: str = "default",
-    *,
-    workloads: str | None,
-    jobs: int,
-    out: str | None,
-    leak: bool = False,
-    strict: bool = False,
-) -> ValidationReport:
-    settings = ctx.settings
-    suite = load_suite()
-    chosen = choose_workloads(suite, workloads)
-    commit = resolve(ctx, rev)
-    report, where = run_dispatched(
-        ctx,
-        lambda: (_here(ctx, commit, (patches, config), chosen, suite, jobs, leak), ""),
-        lambda cluster: _on_cluster(ctx, cluster, commit, (patches, config), chosen, jobs, leak),
-    )
-    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{commit.rev.replace('/', '_')}{out_suffix(config)}"
-    out_dir = Path(out) if out else settings.paths.validate_reports / stamp
-    paths = validate_report.write_all(report, out_dir)
+def validate(ctx: Context, request: ValidateRequest, *, strict: bool = False) -> ValidationReport:
+    """Validate with a progress bar; then the report's table and where its files are."""
+    with _progress(ctx) as progress:
+        task = progress.add_task(f"validating {request.recipe.commit.rev}", total=request.suite_runs())
+        run = run_validate(ctx, request, lambda: progress.advance(task))
     console = stdout_console()
-    console.print(validate_report.to_rich(report))
-    if where:
-        console.print(where)
-    console.print(f"report: {paths['json']}  {paths['markdown']}  {paths['plot']}")
-    partial = ", ".join(step.step for step in report.partial_steps())
+    console.print(validate_report.to_rich(run.report))
+    if run.where:
+        console.print(run.where)
+    console.print(f"report: {run.files['json']}  {run.files['markdown']}  {run.files['plot']}")
+    partial = ", ".join(step.step for step in run.report.partial_steps())
     if partial and not strict:
         ctx.reporter.warn(f"partial, not pass: {partial} only partly checked (see above); --strict makes it fail")
-    return report
+    return run.report
 
 
-def _here(
-    ctx: Context,
-    commit: CommitInfo,
-    recipe: tuple[str, str],
-    chosen: dict[str, int],
-    suite: SuiteConfig,
-    jobs: int,
-    leak: bool,
-) -> ValidationReport:
-    """``recipe``: (--patches, --config)."""
-    with fingerprint_step():
-        entry = obtain(ctx, plan_for(ctx, commit, *recipe)).entry
+def baseline(ctx: Context, request: ValidateRequest) -> list[Path]:
+    """Record the baselines with a progress bar; then each file written."""
     with _progress(ctx) as progress:
-        task = progress.add_task(f"validating {commit.rev}", total=count_jobs(chosen, suite))
-        return validate(
-            ctx,
-            entry,
-            chosen,
-            suite,
-            jobs=jobs,
-            tick=lambda: progress.advance(task),
-            leak=leak,
-            baselines_root=ctx.settings.baselines_dir,
-        )
-
-
-def _on_cluster(
-    ctx: Context,
-    cluster: Cluster[Any, Any],
-    commit: CommitInfo,
-    recipe: tuple[str, str],
-    chosen: dict[str, int],
-    jobs: int,
-    leak: bool,
-) -> tuple[ValidationReport, str]:
-    """The report of a validation on a worker of the cluster, and the line naming the worker."""
-    patches, config = recipe
-    report, result = validate_on_cluster(ctx, cluster, commit, patches, chosen, jobs, leak=leak, config=config)
-    how = "built there" if result.built else "a build-cache hit there"
-    took = " + ".join(f"{k} {v:.0f} s" for k, v in result.seconds.items())
-    return report, f"validated on {result.worker} ({how}; {took})"
-
-
-def run_baseline(
-    ctx: Context, rev: str | None, patches: str, config: str = "default", *, workloads: str | None, jobs: int
-) -> list[Path]:
-    """Record manual-path per-loop stats (net of the null workload) as the baselines of this version
-    (configs/baselines/<version>/, or <version>-<config>/ for another configuration than the default)."""
-    suite = load_suite()
-    chosen = choose_workloads(suite, workloads)
-    commit = resolve(ctx, rev)
-    entry = obtain(ctx, plan_for(ctx, commit, patches, config)).entry
-    with _progress(ctx) as progress:
-        task = progress.add_task(f"baseline {commit.rev}", total=len(chosen) + len(set(chosen.values())))
-        written = record_baselines(
-            ctx, entry, commit.rev, chosen, suite, jobs=jobs, tick=lambda: progress.advance(task)
-        )
+        total = len(request.workloads) + len({loops for _, loops in request.workloads})
+        task = progress.add_task(f"baseline {request.recipe.commit.rev}", total=total)
+        written = run_baseline(ctx, request, lambda: progress.advance(task))
     out = stdout_console()
     for p in written:
         out.print(f"baseline {p}")
@@ -163,8 +79,10 @@ def validate_task(
 ) -> None:
     """Prove the stats of a build are reliable: fingerprint, canaries, threads, leakage, isolation, baselines."""
     ctx = settings_of(c, repairs=repairs)
-    name = configuration(ctx, config)
-    report = run_validate(ctx, rev, patches, name, workloads=workloads, jobs=int(jobs), out=out, strict=strict)
+    request = ValidateRequest.parse(
+        ctx, rev=rev, patches=patches, config=configuration(ctx, config), workloads=workloads, jobs=int(jobs), out=out
+    )
+    report = validate(ctx, request, strict=strict)
     error = report.error(require_baseline=require_baseline, strict=strict)
     if error is not None:
         raise error
@@ -189,4 +107,7 @@ def baseline_task(
 ) -> None:
     """Record per-loop manual-path stats into configs/baselines/<python version>[-<config>]/<workload>.json."""
     ctx = settings_of(c)
-    run_baseline(ctx, rev, patches, configuration(ctx, config), workloads=workloads, jobs=int(jobs))
+    request = ValidateRequest.parse(
+        ctx, rev=rev, patches=patches, config=configuration(ctx, config), workloads=workloads, jobs=int(jobs)
+    )
+    baseline(ctx, request)

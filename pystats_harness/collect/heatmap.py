@@ -38,3 +38,19 @@ def write_heatmap(cmp: SuiteComparison, path: Path, metric: str = "hit_ratio") -
     fig.savefig(tmp, dpi=110)
     tmp.replace(path)
     return path
+
+
+def write_suite_comparison(
+    cmp: SuiteComparison, *, json_out: str | None, markdown_out: str | None, plot: str | None
+) -> tuple[str, Path | None]:
+    """Two collect outputs' comparison as JSON, Markdown and a heatmap, where asked; the Markdown and the
+    heatmap's path (None: not asked, or nothing to draw)."""
+    from pystats_harness.collect.compare import to_markdown
+    from pystats_harness.infra.fs import write_text_atomic
+
+    markdown = to_markdown(cmp)
+    if json_out:
+        write_text_atomic(Path(json_out), cmp.to_json())
+    if markdown_out:
+        write_text_atomic(Path(markdown_out), markdown)
+    return markdown, write_heatmap(cmp, Path(plot)) if plot else None

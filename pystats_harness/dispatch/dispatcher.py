@@ -1,11 +1,13 @@
-"""The one place that decides where work runs: on this machine, or on the workers of the Dask cluster
-named by ``pystats.cluster`` (read here and nowhere else).
+"""The one place that decides where units run: on this machine, one after another, or on the workers of
+the Dask cluster named by ``pystats.cluster`` (read here and nowhere else), as many at once as workers
+take units.
 
-A capability gives both ways (``here()`` and ``there(cluster)``); :func:`dispatch` picks one, opens the
-connection for the cluster's way (ClusterUnavailable, exit 18, when the scheduler does not answer, or
-when no worker can take units within ``pystats.cluster_wait`` seconds), names each worker that takes no
-units once, and closes it when the work is done.
-A unit that failed on a worker for its revision's own reasons comes back as data
+``with open_dispatcher(ctx) as dispatcher: dispatcher.run(units, on_done, on_event)``: every unit's
+result in the order of ``units``. On the cluster: the connection is opened for the run
+(ClusterUnavailable, exit 18, when the scheduler does not answer, or when no worker can take units within
+``pystats.cluster_wait`` seconds), each worker that takes no units is named once, a unit whose result
+this machine already keeps (:meth:`~pystats_harness.dispatch.units.Work.cached`) is not sent, and a
+unit that failed on a worker for its revision's own reasons comes back as data
 (:class:`~pystats_harness.dispatch.worker.RemoteFailure`) and is raised here as :class:`UnitFailed`,
 with the exit code the same failure has locally.
 """
@@ -16,13 +18,18 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn, TypeVar
 
+from pystats_harness.builder.obtain import plan_for
 from pystats_harness.cluster.client import Cluster
+from pystats_harness.dispatch.runner import carry_out, unit_on_worker
+from pystats_harness.dispatch.units import THIS_MACHINE, Emit, Unit
 from pystats_harness.dispatch.worker import RemoteFailure
 from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 
-T = TypeVar("T")
-THIS_MACHINE = "this machine"  # where work runs when pystats.cluster is empty
+R = TypeVar("R")
+Done = Callable[[int, Any], None]  # a unit's index and result, as it completes
+
+__all__ = ["THIS_MACHINE", "Dispatcher", "UnitFailed", "open_dispatcher", "this_machine"]
 
 
 class UnitFailed(HarnessError):
@@ -38,26 +45,96 @@ class UnitFailed(HarnessError):
         self.log_tail = tuple(log_tail)
 
 
+class Dispatcher:
+    """Runs units: here (``cluster`` None: ``width`` 1) or on the cluster's workers (``width``: those that
+    take units now). ``where`` names it; ``unfit``: workers that take none, and why; ``sent``: units sent
+    to workers."""
+
+    def __init__(self, ctx: Context, cluster: Cluster[Any, Any] | None = None) -> None:
+        self.ctx, self.cluster, self.sent = ctx, cluster, 0
+
+    @property
+    def width(self) -> int:
+        return 1 if self.cluster is None else max(1, self.cluster.size)
+
+    @property
+    def where(self) -> str:
+        return THIS_MACHINE if self.cluster is None else self.cluster.address
+
+    @property
+    def unfit(self) -> dict[str, str]:
+        return {} if self.cluster is None else dict(self.cluster.workers.unfit)
+
+    def run(self, units: Sequence[Unit[R]], on_done: Done | None = None, on_event: Emit | None = None) -> list[R]:
+        """Every unit's result, in order; ``on_done(index, result)`` as each completes and
+        ``on_event(message)`` as a unit reports progress (its ``name``: the worker, "" here), in this thread."""
+        if self.cluster is None:
+            return self._here(units, on_done, on_event or (lambda message: None))
+        return self._there(self.cluster, units, on_done, on_event)
+
+    def _here(self, units: Sequence[Unit[R]], on_done: Done | None, on_event: Emit) -> list[R]:
+        results = []
+        for index, unit in enumerate(units):
+            results.append(carry_out(self.ctx, unit, lambda message: on_event({**message, "name": ""})))
+            if on_done is not None:
+                on_done(index, results[-1])
+        return results
+
+    def _there(
+        self, cluster: Cluster[Any, Any], units: Sequence[Unit[R]], on_done: Done | None, on_event: Emit | None
+    ) -> list[R]:
+        results: dict[int, R] = {i: hit for i, unit in enumerate(units) if (hit := kept(self.ctx, unit)) is not None}
+        todo = [i for i in range(len(units)) if i not in results]
+        for index in sorted(results):
+            if on_done is not None:
+                on_done(index, results[index])
+
+        def done(n: int, answer: R | RemoteFailure) -> None:
+            if isinstance(answer, RemoteFailure):
+                raise_failure(answer)
+            units[todo[n]].work.keep(self.ctx, answer)
+            results[todo[n]] = answer
+            if on_done is not None:
+                on_done(todo[n], answer)
+
+        self.sent += len(todo)
+        if todo:
+            cluster.run_units(unit_on_worker, [units[i] for i in todo], done, on_event)
+        return [results[i] for i in range(len(units))]
+
+
+def kept(ctx: Context, unit: Unit[R]) -> R | None:
+    """The unit's result as this machine keeps it, looked up with the plan made here (none where this
+    machine cannot plan the recipe, no engine say: the workers decide)."""
+    if not unit.work.keeps_results:
+        return None
+    try:
+        plan = plan_for(ctx, unit.recipe)
+    except HarnessError:
+        return None
+    hits = [part.cached(ctx, plan) for part in unit.work.parts()]
+    return unit.work.join([h for h in hits if h is not None]) if all(h is not None for h in hits) else None
+
+
 @contextmanager
-def dispatch(ctx: Context, here: Callable[[], T], there: Callable[[Cluster[Any, Any]], T]) -> Iterator[T]:
-    """``here()`` with ``pystats.cluster`` empty, else ``there(cluster)`` while connected to it."""
+def open_dispatcher(ctx: Context) -> Iterator[Dispatcher]:
+    """This machine's dispatcher with ``pystats.cluster`` empty, else the cluster's, connected for the run."""
     address = ctx.settings.cluster
     if not address:
-        yield here()
+        yield Dispatcher(ctx)
         return
     with Cluster[Any, Any](address, wait=ctx.settings.cluster_wait, say=ctx.reporter.warn) as cluster:
         warn_unfit(ctx, cluster.workers.unfit, set())
         named = set(cluster.workers.unfit)
         try:
-            yield there(cluster)
+            yield Dispatcher(ctx, cluster)
         finally:
             warn_unfit(ctx, cluster.workers.unfit, named)
 
 
-def run_dispatched(ctx: Context, here: Callable[[], T], there: Callable[[Cluster[Any, Any]], T]) -> T:
-    """:func:`dispatch` for work that is done once ``here()`` or ``there(cluster)`` returns."""
-    with dispatch(ctx, here, there) as result:
-        return result
+def this_machine(ctx: Context) -> Dispatcher:
+    """Units on this machine whatever ``pystats.cluster`` says (a bisect's confirmation: fresh runs here)."""
+    return Dispatcher(ctx)
 
 
 def raise_failure(failure: RemoteFailure) -> NoReturn:

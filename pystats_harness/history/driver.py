@@ -8,12 +8,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pystats_harness.builder.configurations import DEFAULT, ConfigName
 from pystats_harness.errors import ConfigError, MissingCounters
 from pystats_harness.history.select import ChangePoint, change_points, choose_benchmarks, pick
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo, Mirror
-from pystats_harness.measure.fleet import Row, open_fleet
-from pystats_harness.measure.measurer import Measured
+from pystats_harness.measure.fleet import open_fleet
+from pystats_harness.measure.measurer import Measured, Row
 from pystats_harness.measure.metric import Metric, parse_metric
 from pystats_harness.measure.workload import PYPERFORMANCE, Workload, resolve_workload
 from pystats_harness.pyperformance.benchmarks import read_suite
@@ -127,7 +128,7 @@ class HistoryRequest:
     every: int | None = None
     count: int | None = None
     threshold: float = 0.05
-    config: str = "default"
+    config: ConfigName = DEFAULT
 
     @classmethod
     def parse(
@@ -143,7 +144,7 @@ class HistoryRequest:
         count: int | None = None,
         threshold: float = 0.05,
         loops: int | None = None,
-        config: str = "default",
+        config: ConfigName = DEFAULT,
     ) -> HistoryRequest:
         """The options checked in the order a user reads them, then the range's ends resolved once."""
         if not metrics:

@@ -1,35 +1,43 @@
-"""One commit's value for a bisect: plan → result cache → build (through the build cache) → run → metric.
+"""One commit's value for a bisect or a history, as a unit's work: plan → result cache → build (through
+the build cache) → run → metric.
 
-1. plan the commit's build (patches auto-selected per commit, cache key) — cheap, no container;
-2. look the result up in the :class:`~pystats_harness.measure.resultcache.ResultCache`, keyed on
-   (sha, build key, workload id, metric inputs): a hit needs no build and no run;
-3. otherwise build through the normal build cache (warm ccache, cached configure results), run the
-   workload on the manual path, keep the per-loop counters the metric needs, and evaluate it.
+:class:`MeasureWork` says what measuring is once the unit runner
+(:mod:`pystats_harness.dispatch.runner`) has planned the commit's build: its result is looked up in the
+:class:`~pystats_harness.measure.resultcache.ResultCache`, keyed on (sha, build key, workload id, metric
+inputs), where a hit needs no build and no run; otherwise the runner builds through the build cache and
+:meth:`MeasureWork.run` runs the workload on the manual path, keeps the per-loop counters the metric needs
+and evaluates it. Each workload is one part: on a cluster, the parts run beside the next commit's build.
 
 A commit that cannot be planned, patched, built or run becomes a failed :class:`Outcome` (the search
 steps around it); an error that would repeat at every commit (no engine, bad setting, Ctrl-C) ends
-the bisect.
+the run.
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, ClassVar
 
-from pystats_harness.builder.obtain import obtain, plan_for
+from pystats_harness.builder.configurations import DEFAULT, ConfigName
 from pystats_harness.builder.plan import BuildPlan
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.builder.upstream import UpstreamPatch, describe_all
+from pystats_harness.dispatch.dispatcher import this_machine
+from pystats_harness.dispatch.units import Attempt, Emit, Unit, Work
 from pystats_harness.errors import BuildFailed
 from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import write_bytes_atomic
 from pystats_harness.infra.mirror import CommitInfo
-from pystats_harness.measure.metric import Metric
+from pystats_harness.measure.metric import Metric, parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
 from pystats_harness.measure.resultcache import CachedResult, ResultCache
 from pystats_harness.measure.runs import Shape, run_manual
-from pystats_harness.measure.workload import Workload
+from pystats_harness.measure.workload import Workload, resolve_workload
 from pystats_harness.pyperformance.place import manual_per_loop
 
 #: Failures that are not kept in the result cache: cheap to find again, or not the commit's fault.
@@ -57,6 +65,10 @@ class Measured:
     counters: Mapping[str, float] = field(default_factory=dict, repr=False)  # the metric's inputs (per loop)
     upstream: str = ""  # how the build was changed from upstream ("repaired with upstream 23e4f80ce2 (…)")
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What travels from a worker: everything but the error (an exception may not survive the trip)."""
+        return {**self.__dict__, "error": None}
+
     def to_dict(self, index: int, label: str) -> dict[str, Any]:
         return {
             "index": index,
@@ -83,70 +95,159 @@ def failure_detail(exc: BaseException, outcome: Outcome) -> Outcome:
     return Outcome.failed(outcome.failure or Failure.BUILD_FAILED, f"{detail}; full log: {exc.log_path}")
 
 
-class Measurer:
-    """Measures commits through the build cache and the result cache; counts the builds it ran."""
+Row = tuple[Measured, ...]  # one commit: one record per workload, in the work's order
 
-    def __init__(self, ctx: Context, metric: Metric, workload: Workload, config: str = "default") -> None:
+
+@dataclass(frozen=True)
+class MeasureWork(Work[Row]):
+    """Measure ``metric`` with each workload (suite name, pyperformance:NAME or script path, and its loops);
+    scripts travel with the work as bytes. ``fresh``: run again, neither reading nor storing the result
+    cache (the build cache is still used)."""
+
+    metric: str
+    workloads: tuple[tuple[str, int], ...]
+    scripts: tuple[tuple[str, bytes], ...] = ()
+    fresh: bool = False
+    beside_builds: ClassVar[bool] = True
+    keeps_results: ClassVar[bool] = True
+
+    @classmethod
+    def of(cls, metric: Metric, workloads: Sequence[Workload], *, fresh: bool = False) -> MeasureWork:
+        named = tuple((w.name, w.loops) for w in workloads)
+        scripts = tuple((w.name, Path(w.target).read_bytes()) for w in workloads if w.name.endswith(".py"))
+        return cls(metric.expression, named, scripts, fresh)
+
+    def parts(self) -> Sequence[MeasureWork]:
+        return [replace(self, workloads=(w,)) for w in self.workloads] if len(self.workloads) > 1 else [self]
+
+    def join(self, results: list[Row]) -> Row:
+        return tuple(m for row in results for m in row)
+
+    def cached(self, ctx: Context, plan: BuildPlan) -> Row | None:
+        if self.fresh:
+            return None
+        metric, cache, row = parse_metric(self.metric), ResultCache(ctx.settings.paths.measured_results), []
+        for name, loops in self.workloads:
+            found = cache.get(plan.commit.sha, plan.key, self._workload(ctx, name, loops).ident, metric.inputs)
+            if found is None:
+                return None
+            row.append(
+                Measured(
+                    plan.commit,
+                    found.outcome(metric),
+                    Source.RESULT_CACHE,
+                    build_key=plan.key,
+                    counters=dict(found.counters or {}),
+                    upstream=describe_all(plan.upstream),
+                )
+            )
+        return tuple(row)
+
+    def run(self, ctx: Context, attempt: Attempt, emit: Emit) -> Row:
+        ((name, loops),) = self.workloads
+        workload, metric, obtained = self._workload(ctx, name, loops), parse_metric(self.metric), attempt.build
+        entry, start = obtained.entry, time.perf_counter()
+        ctx.reporter.phase(f"running {workload.label} × {workload.loops}")
+        if workload.benchmark is not None:
+            counters, run_dir = manual_per_loop(ctx, entry, workload.benchmark, workload.loops)
+        else:
+            run = run_manual(ctx, entry, workload.target, Shape(workload.loops))
+            counters, run_dir = run.per_loop, run.runs[0].run_dir
+        seconds = {**attempt.seconds, "run": time.perf_counter() - start}
+        seconds["total"] = sum(seconds.values())
+        if not any(name in counters for name in metric.inputs):
+            metric.explain(counters)  # raises MissingCounters with "did you mean" hints; not cached
+        extra = {"run_dir": str(run_dir), "build": entry.key, "seconds": {k: round(v, 2) for k, v in seconds.items()}}
+        sha, key = obtained.plan.commit.sha, obtained.plan.key
+        if self.fresh:  # the same evaluation as a stored result, kept only in memory
+            names = tuple(sorted(set(metric.inputs)))
+            kept = {n: counters[n] for n in names if n in counters}
+            stored = CachedResult(sha, key, workload.ident, names, kept, extra=extra)
+        else:
+            cache = ResultCache(ctx.settings.paths.measured_results)
+            stored = cache.put(sha, key, workload.ident, metric.inputs, counters=counters, extra=extra)
+        return (
+            Measured(
+                obtained.plan.commit,
+                stored.outcome(metric),
+                Source.MEASURED,
+                attempt.built,
+                key,
+                seconds,
+                worker=attempt.worker,
+                counters=dict(stored.counters or {}),
+                upstream=describe_all(obtained.plan.upstream),
+            ),
+        )
+
+    def failed(self, ctx: Context, attempt: Attempt, error: Exception) -> Row | None:
+        outcome = outcome_for_error(error)
+        if outcome is None:
+            return None
+        outcome, plan = failure_detail(error, outcome), attempt.plan
+        key = plan.key if plan is not None else ""
+        if not self.fresh and key and outcome.failure not in NOT_CACHED:
+            cache, inputs = ResultCache(ctx.settings.paths.measured_results), parse_metric(self.metric).inputs
+            for name, loops in self.workloads:
+                cache.put_failure(
+                    attempt.recipe.commit.sha, key, self._workload(ctx, name, loops).ident, inputs, outcome
+                )
+        seconds = {**attempt.seconds, "total": sum(attempt.seconds.values())}
+        upstream = describe_all(plan.upstream) if plan is not None else ""
+        return tuple(
+            Measured(
+                attempt.recipe.commit,
+                outcome,
+                Source.FAILED,
+                attempt.built,
+                key,
+                dict(seconds),
+                error,
+                attempt.worker,
+                upstream=upstream,
+            )
+            for _ in self.workloads
+        )
+
+    def keep(self, ctx: Context, result: Row) -> None:
+        cache, inputs = ResultCache(ctx.settings.paths.measured_results), parse_metric(self.metric).inputs
+        for (name, loops), measured in zip(self.workloads, result, strict=True):
+            if not measured.build_key:
+                continue
+            args = (measured.commit.sha, measured.build_key, self._workload(ctx, name, loops).ident, inputs)
+            if measured.counters:
+                cache.put(*args, counters=dict(measured.counters), extra={"worker": measured.worker})
+            elif measured.outcome.failure not in (None, *NOT_CACHED, Failure.RUN_FAILED):
+                cache.put_failure(*args, measured.outcome)
+
+    def _workload(self, ctx: Context, name: str, loops: int) -> Workload:
+        """A workload here; a script sent with the work is written into this machine's cache under its digest
+        and file name (its result-cache identity is the same everywhere: name and content)."""
+        scripts = dict(self.scripts)
+        if name not in scripts:
+            return resolve_workload(name, loops, ctx)
+        data = scripts[name]
+        path = ctx.settings.paths.unit_scripts / hashlib.sha256(data).hexdigest()[:16] / Path(name).name
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_bytes_atomic(path, data)
+        return resolve_workload(str(path), loops, ctx)
+
+
+class Measurer:
+    """One workload's value at one commit after another, on this machine (a bisect's confirmation and
+    ``bisect-run``); counts the builds that ran."""
+
+    def __init__(self, ctx: Context, metric: Metric, workload: Workload, config: ConfigName = DEFAULT) -> None:
         self.ctx, self.metric, self.workload, self.config = ctx, metric, workload, config
-        self.cache = ResultCache(ctx.settings.paths.measured_results)
         self.builds = 0  # builds that ran (build-cache misses), failed ones included
 
     def measure(self, commit: CommitInfo, *, fresh: bool = False, extra: tuple[UpstreamPatch, ...] = ()) -> Measured:
         """``commit``'s value; ``fresh``: run again, neither reading nor storing the result cache (the build
         cache is still used); ``extra``: upstream changes applied after the patch series (a revert)."""
-        start = time.perf_counter()
-        rec = Measured(commit, Outcome.failed(Failure.RUN_FAILED, "not measured"), Source.FAILED)
-        try:
-            plan = plan_for(self.ctx, commit, "auto", self.config, extra=extra)
-            rec.seconds["plan"] = time.perf_counter() - start
-            rec.build_key, rec.upstream = plan.key, describe_all(plan.upstream)
-            cached = None if fresh else self.cache.get(commit.sha, plan.key, self.workload.ident, self.metric.inputs)
-            if cached is not None:
-                rec.outcome, rec.source = cached.outcome(self.metric), Source.RESULT_CACHE
-                rec.counters = dict(cached.counters or {})
-            else:
-                self._build_and_run(plan, rec, store=not fresh)
-        except BaseException as exc:
-            outcome = outcome_for_error(exc)
-            if outcome is None:
-                raise
-            rec.outcome, rec.error = failure_detail(exc, outcome), exc
-            if not fresh and rec.build_key and rec.outcome.failure not in NOT_CACHED:
-                self.cache.put_failure(commit.sha, rec.build_key, self.workload.ident, self.metric.inputs, rec.outcome)
-        finally:
-            rec.seconds["total"] = time.perf_counter() - start
-        return rec
-
-    def _build_and_run(self, plan: BuildPlan, rec: Measured, *, store: bool = True) -> None:
-        build_start = time.perf_counter()
-        rec.built = True  # until the cache answers: a failed build ran
-        try:
-            obtained = obtain(self.ctx, plan)
-            rec.built, rec.upstream = obtained.built, describe_all(obtained.plan.upstream)
-        finally:
-            self.builds += rec.built
-            rec.seconds["build"] = time.perf_counter() - build_start
-        entry = obtained.entry
-        t = time.perf_counter()
-        self.ctx.reporter.phase(f"running {self.workload.label} × {self.workload.loops}")
-        if self.workload.benchmark is not None:
-            counters, run_dir = manual_per_loop(self.ctx, entry, self.workload.benchmark, self.workload.loops)
-        else:
-            run = run_manual(self.ctx, entry, self.workload.target, Shape(self.workload.loops))
-            counters, run_dir = run.per_loop, run.runs[0].run_dir
-        rec.seconds["run"] = time.perf_counter() - t
-        if not any(name in counters for name in self.metric.inputs):
-            self.metric.explain(counters)  # raises MissingCounters with "did you mean" hints; not cached
-        extra = {
-            "run_dir": str(run_dir),
-            "build": entry.key,
-            "seconds": {k: round(v, 2) for k, v in rec.seconds.items()},
-        }
-        sha, key, ident, inputs = plan.commit.sha, obtained.plan.key, self.workload.ident, self.metric.inputs
-        if store:
-            stored = self.cache.put(sha, key, ident, inputs, counters=counters, extra=extra)
-        else:  # the same evaluation as a stored result, kept only in memory
-            names = tuple(sorted(set(inputs)))
-            stored = CachedResult(sha, key, ident, names, {n: counters[n] for n in names if n in counters}, extra=extra)
-        rec.outcome, rec.source = stored.outcome(self.metric), Source.MEASURED
-        rec.counters = dict(stored.counters or {})
+        unit = Unit(
+            Recipe(commit, "auto", self.config, extra), MeasureWork.of(self.metric, [self.workload], fresh=fresh)
+        )
+        ((measured,),) = this_machine(self.ctx).run([unit])
+        self.builds += measured.built
+        return measured

@@ -4,13 +4,12 @@ suite run a validation needs, apply the steps, record baselines."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 
 from pystats_harness.builder.cache import CacheEntry
-from pystats_harness.errors import ConfigError, FingerprintFailed, RunFailed, VerificationFailed
+from pystats_harness.errors import ConfigError, RunFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.measure.runs import (
     PathRun,
@@ -60,16 +59,6 @@ def _known(suite: SuiteConfig) -> str:
     """The suite's workloads in configs/suite.toml order, then the other scripts of the suite."""
     others = [w for w in known_workloads() if w not in suite.workloads]
     return ", ".join(suite.workloads) + (f" (and {', '.join(others)})" if others else "")
-
-
-@contextmanager
-def fingerprint_step() -> Iterator[None]:
-    """Around obtaining the build to validate: a build whose behaviour fingerprint differs fails the
-    validation's first step (FingerprintFailed, exit 20), not the build (exit 9)."""
-    try:
-        yield
-    except VerificationFailed as exc:
-        raise FingerprintFailed(f"validation failed at fingerprint: {exc}") from None
 
 
 def record_baselines(

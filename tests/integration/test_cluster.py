@@ -25,12 +25,15 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.builder.cache import lookup
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.cluster.local import LocalCluster, local_cluster
 from pystats_harness.config import Settings
+from pystats_harness.dispatch.runner import unit_on_worker
+from pystats_harness.dispatch.units import Unit
 from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
-from pystats_harness.measure.unit import MeasureUnit, UnitResult, measure_unit
+from pystats_harness.measure.measurer import Measured, MeasureWork
 from tests.support.invoke_runner import Harness
 from tests.support.planted import BASE, BRANCH, METRIC, PLANTED, SCRIPT, WORKLOAD, planted_history
 from tests.support.repo import commit_files
@@ -120,13 +123,13 @@ def test_a_worker_killed_mid_build_the_unit_completes_elsewhere(
     change = {path: ("100644", text + f"/* worker killed mid-build {uuid.uuid4().hex} */\n")}
     sha = commit_files(mirror, series[8], change, "a worker killed mid-build", branch="test/cluster-kill")
     commit = Mirror(mirror).resolve(sha)
-    results: list[UnitResult] = []
+    results: list[Measured] = []
     errors: list[BaseException] = []
 
     def run() -> None:
         try:
-            with Cluster[MeasureUnit, tuple[UnitResult, ...]](cluster.address) as client:
-                (row,) = client.run_units(measure_unit, [MeasureUnit(commit, METRIC, ((WORKLOAD, 3),))])
+            with Cluster[Unit[tuple[Measured, ...]], tuple[Measured, ...]](cluster.address) as client:
+                (row,) = client.run_units(unit_on_worker, [Unit(Recipe(commit), MeasureWork(METRIC, ((WORKLOAD, 3),)))])
                 results.extend(row)
         except BaseException as exc:
             errors.append(exc)

@@ -24,12 +24,15 @@ import pytest
 from pystats_harness.builder import integrity
 from pystats_harness.builder.cache import lookup
 from pystats_harness.builder.obtain import plan_for
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.cluster.local import LocalCluster, local_cluster
 from pystats_harness.collect.loops import SCHEMA
+from pystats_harness.dispatch.runner import unit_on_worker
+from pystats_harness.dispatch.units import Unit
 from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
-from pystats_harness.measure.unit import MeasureUnit, UnitResult, measure_unit
+from pystats_harness.measure.measurer import Measured, MeasureWork
 from tests.support.faults import FAULTS
 from tests.support.invoke_runner import Harness
 from tests.support.planted_site import planted_wheelhouse
@@ -96,7 +99,7 @@ class State:
 def _seed(harness: Harness, cache: Path) -> None:
     """The v3.13.5 build of the other integration tests into a worker's cache (hard links: entries are
     never written after their completion marker)."""
-    key = plan_for(harness.context(), Mirror(harness.settings.mirror_dir).resolve(BASE), "auto").key
+    key = plan_for(harness.context(), Recipe(Mirror(harness.settings.mirror_dir).resolve(BASE))).key
     target = cache / "builds" / key
     if lookup(harness.settings.builds_dir, key) is not None and not target.exists():
         shutil.copytree(harness.settings.builds_dir / key, target, copy_function=os.link)
@@ -162,11 +165,11 @@ def test_a_worker_killed_mid_measure(state: State) -> None:
     slot) dies with its worker and the unit runs again on the other."""
     state.ensure(2)
     commit = Mirror(state.harness.settings.mirror_dir).resolve(BASE)
-    results: list[UnitResult] = []
+    results: list[Measured] = []
 
     def run() -> None:
-        with Cluster[MeasureUnit, tuple[UnitResult, ...]](state.local.address) as client:
-            (row,) = client.run_units(measure_unit, [MeasureUnit(commit, METRIC, (("nbody", 600),))])
+        with Cluster[Unit[tuple[Measured, ...]], tuple[Measured, ...]](state.local.address) as client:
+            (row,) = client.run_units(unit_on_worker, [Unit(Recipe(commit), MeasureWork(METRIC, (("nbody", 600),)))])
             results.extend(row)
 
     thread = threading.Thread(target=run, daemon=True)

@@ -24,13 +24,18 @@ from pystats_harness.bisect.confirm import (
 from pystats_harness.bisect.judge import Judge
 from pystats_harness.bisect.report import BisectReport, from_json, to_json, to_markdown
 from pystats_harness.bisect.search import BisectResult
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.builder.upstream import Kind, UpstreamPatch
+from pystats_harness.config import load_settings
+from pystats_harness.dispatch import runner as runner_mod
+from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure import measurer as measurer_mod
 from pystats_harness.measure.measurer import Measured, Measurer, Source
 from pystats_harness.measure.metric import parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome
 from pystats_harness.measure.resultcache import ResultCache
+from pystats_harness.measure.workload import resolve_workload
 
 JUDGE = Judge.from_endpoints(0.96, 0.72)  # down, threshold 0.84
 CULPRIT = "1234567890" + "a" * 30
@@ -188,28 +193,27 @@ def test_a_fresh_measurement_neither_reads_nor_stores_the_result_cache(
     commit = PATH[1]
     plans: list[tuple[UpstreamPatch, ...]] = []
 
-    def plan_for(ctx: Any, c: CommitInfo, patches: str, config: str, extra: tuple[UpstreamPatch, ...] = ()) -> Any:
-        plans.append(extra)
-        return SimpleNamespace(key="k" + str(len(extra)), upstream=extra, commit=c)
+    def plan_for(ctx: Any, recipe: Recipe) -> Any:
+        plans.append(recipe.extra)
+        return SimpleNamespace(key="k" + str(len(recipe.extra)), upstream=recipe.extra, commit=recipe.commit)
 
     entry = SimpleNamespace(key="k")
-    monkeypatch.setattr(measurer_mod, "plan_for", plan_for)
-    monkeypatch.setattr(measurer_mod, "obtain", lambda ctx, plan: SimpleNamespace(built=False, plan=plan, entry=entry))
+    monkeypatch.setattr(runner_mod, "plan_for", plan_for)
+    monkeypatch.setattr(runner_mod, "obtain", lambda ctx, plan: SimpleNamespace(built=False, plan=plan, entry=entry))
     run = SimpleNamespace(per_loop={"a": 3.0, "b": 4.0}, runs=[SimpleNamespace(run_dir=tmp_path)])
     monkeypatch.setattr(measurer_mod, "run_manual", lambda *args: run)
-    settings = SimpleNamespace(paths=SimpleNamespace(measured_results=tmp_path / "results"))
-    ctx = SimpleNamespace(settings=settings, reporter=SimpleNamespace(phase=lambda *a: None))
-    work = SimpleNamespace(benchmark=None, target="nbody", loops=2, label="nbody", ident="w1")
-    m = Measurer(ctx, metric, work)  # type: ignore[arg-type]
-    cache = ResultCache(tmp_path / "results")
-    cache.put(commit.sha, "k0", "w1", metric.inputs, counters={"a": 1.0, "b": 4.0})
+    ctx = Context(load_settings({"cache_dir": str(tmp_path)}))
+    work = resolve_workload("nbody", 2)
+    m = Measurer(ctx, metric, work)
+    cache = ResultCache(ctx.settings.paths.measured_results)
+    cache.put(commit.sha, "k0", work.ident, metric.inputs, counters={"a": 1.0, "b": 4.0})
     assert m.measure(commit).outcome.value == 0.25 and m.measure(commit).source is Source.RESULT_CACHE
     rec = m.measure(commit, fresh=True)
     assert rec.source is Source.MEASURED and rec.outcome.value == 0.75
-    assert cache.get(commit.sha, "k0", "w1", metric.inputs).counters == {"a": 1.0, "b": 4.0}  # type: ignore[union-attr]
+    assert cache.get(commit.sha, "k0", work.ident, metric.inputs).counters == {"a": 1.0, "b": 4.0}  # type: ignore[union-attr]
     rec = m.measure(commit, fresh=True, extra=(_revert_patch(),))
     assert rec.build_key == "k1" and plans[-1] == (_revert_patch(),) and "reverted" in rec.upstream
-    assert cache.get(commit.sha, "k1", "w1", metric.inputs) is None
+    assert cache.get(commit.sha, "k1", work.ident, metric.inputs) is None
 
 
 def test_the_revert_is_the_culprits_diff_reversed_with_its_last_newline(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,28 +14,36 @@ from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.fleet import Fleet
-from pystats_harness.measure.measurer import Measured, Source
+from pystats_harness.measure.measurer import Measured, MeasureWork, Source
 from pystats_harness.measure.metric import parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome
-from pystats_harness.measure.unit import _workload
 from pystats_harness.measure.workload import resolve_workload
 
 PATH = [CommitInfo(f"c{i}", f"{i:040x}", "2024-01-01T00:00:00+00:00", f"commit {i}") for i in range(41)]
 
 
-def fleet(width: int, values: Sequence[float | None]) -> tuple[Fleet, list[list[int]]]:
-    batches: list[list[int]] = []
+class Lined:
+    """A dispatcher of ``width`` that answers each unit's commit from ``values`` (None: its build failed)
+    and notes each batch of units it was given."""
 
-    def run(commits: Sequence[CommitInfo]) -> list[tuple[Measured, ...]]:
-        batches.append([int(c.sha, 16) for c in commits])
+    def __init__(self, width: int, values: Sequence[float | None]) -> None:
+        self.width, self.where, self.unfit, self.sent = width, "test", {}, 0
+        self.values, self.batches = values, list[list[int]]()
+
+    def run(self, units: Sequence[Any]) -> list[tuple[Measured, ...]]:
+        commits = [u.recipe.commit for u in units]
+        self.batches.append([int(c.sha, 16) for c in commits])
         out: list[tuple[Measured, ...]] = []
         for c in commits:
-            v = values[int(c.sha, 16)]
+            v = self.values[int(c.sha, 16)]
             outcome = Outcome.failed(Failure.BUILD_FAILED, "broken") if v is None else Outcome.ok(v)
             out.append((Measured(c, outcome, Source.MEASURED, built=True, worker=f"w{len(out)}"),))
         return out
 
-    return Fleet(width, run, "test"), batches
+
+def fleet(width: int, values: Sequence[float | None]) -> tuple[Fleet, list[list[int]]]:
+    lined = Lined(width, values)
+    return Fleet(lined, MeasureWork("x", (("nbody", 1),))), lined.batches
 
 
 @pytest.mark.parametrize(("width", "rounds"), [(1, 6), (2, 4), (4, 3)])
@@ -63,7 +72,8 @@ def test_a_script_sent_with_a_unit_keeps_its_result_cache_identity(tmp_path: Pat
     script.write_text("def run(loops):\n    return sum(1.5 for _ in range(loops))\n")
     here = resolve_workload(str(script), 7)
     worker = Context(load_settings({"cache_dir": str(tmp_path / "worker")}))
-    there = _workload(worker, str(script), 7, {str(script): script.read_bytes()})
+    work = MeasureWork("x", ((str(script), 7),), ((str(script), script.read_bytes()),))
+    there = work._workload(worker, str(script), 7)
     assert there.ident == here.ident and there.loops == 7
     assert Path(there.target).read_bytes() == script.read_bytes() and str(tmp_path / "worker") in there.target
-    assert _workload(worker, str(script), 7, {str(script): script.read_bytes()}).target == there.target  # written once
+    assert work._workload(worker, str(script), 7).target == there.target  # written once

@@ -12,12 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pystats_harness.builder.cache import BuildFacts, CacheEntry
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.cli.common import error_exit
 from pystats_harness.collect import driver, one
 from pystats_harness.collect.errors import MixedBuilds
-from pystats_harness.collect.remote import assemble, one_build, run_metadata, units_for
+from pystats_harness.collect.run import assemble, one_build, run_metadata, units_for
 from pystats_harness.collect.trust import Check, CheckResult, Status, Verdict
-from pystats_harness.collect.unit import BenchmarkResult, CollectResult, chunk, read_files, write_files
+from pystats_harness.collect.work import BenchmarkResult, CollectResult, chunk, read_files, write_files
 from pystats_harness.dispatch.dispatcher import UnitFailed, raise_failure
 from pystats_harness.dispatch.worker import RemoteFailure
 from pystats_harness.errors import BuildFailed, ConfigError, FingerprintFailed
@@ -41,7 +42,7 @@ MANIFEST = {
 def test_chunks_keep_order_and_are_even(names: list[str], workers: int) -> None:
     chunks = chunk(names, workers)
     assert [n for c in chunks for n in c] == names
-    assert len(chunks) <= 2 * workers and all(chunks)
+    assert len(chunks) <= (2 * workers if workers > 1 else 1) and all(chunks)
     if chunks:
         assert max(map(len, chunks)) - min(map(len, chunks)) <= 1
 
@@ -60,10 +61,12 @@ def _request(out: Path, loops: dict[str, int] | None = None) -> driver.Request:
 
 
 def test_each_unit_carries_the_fixed_loops_of_its_benchmarks(tmp_path: Path) -> None:
-    units = units_for(COMMIT, "auto", "1.14.0", _request(tmp_path / "o", {"a": 5, "b": 0, "c": 7}), 1)
-    assert [u.benchmarks for u in units] == [("a", "b"), ("c",)]
-    assert [dict(u.loops) for u in units] == [{"a": 5, "b": 0}, {"c": 7}]
-    assert all(u.commit == COMMIT and u.jobs == 2 and u.processes == 2 for u in units)
+    units = units_for(Recipe(COMMIT), "1.14.0", _request(tmp_path / "o", {"a": 5, "b": 0, "c": 7}), 2)
+    assert [u.work.benchmarks for u in units] == [("a",), ("b",), ("c",)]
+    assert [dict(u.work.loops) for u in units] == [{"a": 5}, {"b": 0}, {"c": 7}]
+    assert all(u.recipe.commit == COMMIT and u.work.jobs == 2 and u.work.processes == 2 for u in units)
+    (alone,) = units_for(Recipe(COMMIT), "1.14.0", _request(tmp_path / "o", {"a": 5}), 1)  # one worker: one unit
+    assert alone.work.benchmarks == ("a", "b", "c") and dict(alone.work.loops) == {"a": 5}
 
 
 def _outcome(name: str) -> one.Outcome:
@@ -128,8 +131,8 @@ def test_results_assemble_into_the_output_a_local_collect_writes(tmp_path: Path)
 def test_a_failed_unit_leaves_no_output_and_keeps_its_exit_code(tmp_path: Path) -> None:
     failure = RemoteFailure.of(FingerprintFailed("validation failed at fingerprint: dumps when on"), "worker-2")
     request = _request(tmp_path / "out")
-    with pytest.raises(UnitFailed) as info, driver.staged(request.out) as staging:
-        assemble(staging, CollectResult("worker-2", False, None, failure=failure), {}, lambda o, w: None)
+    with pytest.raises(UnitFailed) as info, driver.staged(request.out):
+        raise_failure(pickle.loads(pickle.dumps(failure)))  # as the dispatcher does when the unit comes back
     assert info.value.exit_code == 20 and info.value.kind == "FingerprintFailed"
     assert error_exit(info.value) == (f"error: {info.value}", 20) and "on cluster worker worker-2" in str(info.value)
     assert not request.out.exists() and not list(tmp_path.iterdir())

@@ -163,27 +163,30 @@ def test_a_malformed_file_is_a_config_error(tmp_path: Path) -> None:
         load_configurations(bad)
 
 
-def test_units_sent_to_a_cluster_carry_the_configuration(tmp_path: Path) -> None:
+def test_every_unit_carries_the_configuration_in_its_recipe(tmp_path: Path) -> None:
+    from pystats_harness.builder.configurations import ConfigName, config_name
+    from pystats_harness.builder.recipe import Recipe
     from pystats_harness.collect import driver
-    from pystats_harness.collect.remote import units_for
-    from pystats_harness.measure.unit import MeasureUnit
+    from pystats_harness.collect.run import units_for
+    from pystats_harness.paths import run_folder
     from pystats_harness.pyperformance.benchmarks import Benchmark, Timing
-    from pystats_harness.validate.unit import ValidateUnit
 
     commit = CommitInfo("v3.13.5", SHA, "2025-06-11T00:00:00+00:00", "Python 3.13.5")
     bench = Benchmark("nbody", "bm_nbody", "run_benchmark.py", (), (), False, Timing.TIME_FUNC)
     request = driver.Request((bench,), 2, 2, {}, tmp_path / "out")
-    assert [u.config for u in units_for(commit, "auto", "1.14.0", request, 1, "tier2")] == ["tier2"]
-    assert ValidateUnit(commit, "auto", {}, 2, config="tier2").config == "tier2"
-    assert MeasureUnit(commit, "x", (("nbody", 1),), config="tier2").config == "tier2"
-    assert ValidateUnit(commit, "auto", {}, 2).config == MeasureUnit(commit, "x", ()).config == "default"
+    tier2 = Recipe(commit, "auto", config_name("tier2"))
+    assert [u.recipe.config for u in units_for(tier2, "1.14.0", request, 3)] == ["tier2"]
+    assert Recipe(commit).config == "default" and Recipe(commit).describe() == "v3.13.5 (--patches auto)"
+    assert tier2.describe() == "v3.13.5 (--patches auto, --config tier2)"
+    with pytest.raises(ConfigError, match="unknown configuration 'tier3'"):
+        config_name("tier3")
+    assert run_folder(tmp_path, "v3.13.5", ConfigName("tier2")).name.endswith("-v3.13.5-tier2")
+    assert run_folder(tmp_path, "main/x").name.endswith("-main_x")
 
 
 def test_names_that_depend_on_the_configuration() -> None:
-    from pystats_harness.cli.common import out_suffix
     from pystats_harness.validate import baseline
 
-    assert (out_suffix("default"), out_suffix("tier2")) == ("", "-tier2")
     assert baseline.path_for("3.13.5", "nbody", Path("b")) == Path("b/3.13.5/nbody.json")
     assert baseline.path_for("3.13.5", "nbody", Path("b"), "tier2") == Path("b/3.13.5-tier2/nbody.json")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,9 @@ from pystats_harness.history.select import change_points, choose_benchmarks, pic
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.axes import commit_ticks, wrap_name
-from pystats_harness.measure.fleet import ClientResults
-from pystats_harness.measure.measurer import Measured, Source
+from pystats_harness.measure.measurer import Measured, MeasureWork, Source
 from pystats_harness.measure.metric import parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome
-from pystats_harness.measure.unit import UnitResult
 from pystats_harness.measure.workload import Workload
 from pystats_harness.pyperformance.benchmarks import read_suite
 
@@ -119,27 +118,32 @@ def test_one_workload_keeps_the_metric_as_the_series_name() -> None:
     assert [s.name for s in _series([parse_metric("a/b"), parse_metric("c")], works)] == ["a / b", "c"]
 
 
-class _FixedKey(ClientResults):
-    def _key(self, commit: CommitInfo) -> str | None:
-        return "recipe"
+@dataclass(frozen=True)
+class _Planned:
+    """What a measure work reads of a plan: the commit, the build key, the upstream changes."""
+
+    commit: CommitInfo
+    key: str = "recipe"
+    upstream: tuple[Any, ...] = ()
 
 
-def test_client_results_keep_what_workers_send_and_answer_the_rerun(tmp_path: Path) -> None:
+def test_this_machine_keeps_what_workers_send_and_answers_the_rerun(tmp_path: Path) -> None:
     ctx = Context(load_settings({"cache_dir": str(tmp_path)}))
-    metric, works = parse_metric("x"), [Workload("nbody", "nbody", 3, "id-n"), Workload("go", "go", 3, "id-g")]
-    known = _FixedKey(ctx, metric, works)
+    work = MeasureWork("x", (("nbody", 3), ("richards", 3)))
     ok, broken, flaky = _rec(1, 4.0), _rec(2, None), _rec(3, None)
-    assert known.lookup(ok.commit) is None
+    assert work.cached(ctx, _Planned(ok.commit)) is None
     for rec, failure in ((ok, None), (broken, Failure.BUILD_FAILED), (flaky, Failure.RUN_FAILED)):
         outcome = rec.outcome if failure is None else Outcome.failed(failure, "why")
-        result = UnitResult(rec.commit, outcome, Source.MEASURED, True, "recipe", "worker-2", {}, dict(rec.counters))
-        known.keep([result, result])
-    row = known.lookup(ok.commit)
+        result = Measured(
+            rec.commit, outcome, Source.MEASURED, True, "recipe", worker="worker-2", counters=rec.counters
+        )
+        work.keep(ctx, (result, result))
+    row = work.cached(ctx, _Planned(ok.commit))
     assert row is not None and [r.outcome.value for r in row] == [4.0, 4.0]
     assert {r.source for r in row} == {Source.RESULT_CACHE} and not any(r.built for r in row)
-    failed = known.lookup(broken.commit)
+    failed = work.cached(ctx, _Planned(broken.commit))
     assert failed is not None and failed[0].outcome.failure is Failure.BUILD_FAILED  # the commit's own: kept
-    assert known.lookup(flaky.commit) is None  # a run failure is measured again
+    assert work.cached(ctx, _Planned(flaky.commit)) is None  # a run failure is measured again
 
 
 # --- history.png: whole commits on the x axis, labels that fit -------------------------------------

@@ -206,3 +206,48 @@ def test_capabilities_stand_side_by_side() -> None:
         if layer(target) in CAPABILITIES and layer(target) != layer(module_name(path))
     ]
     assert wrong == []
+
+
+def test_the_cluster_client_is_the_dispatchers_alone() -> None:
+    """Outside dispatch/ and cluster/, no module imports the cluster client; ``invoke cluster-local``
+    (cli/cluster.py), which starts a local cluster, is the one exception."""
+    wrong = [
+        f"{path.relative_to(ROOT)}:{lineno}: imports {target}"
+        for path in modules()
+        if layer(module_name(path)) not in ("dispatch", "cluster") and path.name != "cluster.py"
+        for lineno, target in harness_imports(path)
+        if target.startswith("pystats_harness.cluster")
+    ]
+    assert wrong == []
+
+
+def test_the_cli_only_parses_and_prints() -> None:
+    """A task parses its options into a request, calls one capability function and prints: nothing in
+    cli/ hands the dispatcher work (only its error type is known there, to print a worker's log tail),
+    runs units its own way (``_here``/``_on_cluster``), or writes a report file (cli/tables.py writes the
+    generated docs tables, not a report)."""
+    wrong = []
+    for path in sorted((PACKAGE / "cli").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+            dispatch = isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pystats_harness.dispatch")
+            if dispatch and [a.name for a in node.names] != ["UnitFailed"]:  # type: ignore[union-attr]
+                wrong.append(f"{where}: imports {getattr(node, 'module', '')}")
+            if isinstance(node, ast.ImportFrom) and node.module == "pystats_harness.infra.fs":
+                wrong.append(f"{where}: imports the file writers")
+            if isinstance(node, ast.FunctionDef) and node.name in ("_here", "_on_cluster"):
+                wrong.append(f"{where}: {node.name}")
+            called = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else ""
+            if called in ("write_text", "write_bytes", "mkdir") and path.name != "tables.py":
+                wrong.append(f"{where}: .{called}()")
+    assert wrong == []
+
+
+def test_one_call_that_may_build() -> None:
+    """``obtain`` (which builds what is missing) is called by the unit runner and ``invoke build`` alone;
+    run, verify and ``stats --rev`` look a build up with ``existing`` (NotBuilt, never a build)."""
+    assert _readers_of(r"(?<!def )\bobtain\(") == {
+        "pystats_harness/dispatch/runner.py",
+        "pystats_harness/cli/build.py",
+    }

@@ -1,0 +1,53 @@
+"""A bisect's files: report.json, report.md (the table, the builds against the goal, each step) and
+plot.png, in ``--out`` or a run folder of ``bisect_reports``; :func:`bisect_into` runs and writes."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from pystats_harness.bisect.driver import BisectRequest, BisectRun, Progress, run_bisect
+from pystats_harness.bisect.plot import write_plot
+from pystats_harness.bisect.report import to_markdown
+from pystats_harness.console import Reporter
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
+from pystats_harness.paths import run_folder
+
+
+def bisect_into(
+    ctx: Context, request: BisectRequest, out: Path | None, progress: Progress | None = None
+) -> tuple[BisectRun, dict[str, Path]]:
+    """The bisect, then its files (in ``out``, or a new run folder named after the workload)."""
+    run = run_bisect(ctx, request, progress)
+    workload = request.workload.name
+    stem = Path(workload).stem if workload.endswith(".py") else workload
+    return run, write_outputs(run, out or run_folder(ctx.settings.paths.bisect_reports, stem, request.config))
+
+
+def write_outputs(run: BisectRun, out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / "report.json", "markdown": out / "report.md", "plot": out / "plot.png"}
+    write_json_atomic(paths["json"], run.to_dict())
+    r = run.report.result
+    steps = "".join(
+        f"| {rec.commit.short} | {run.labels[i]} | {rec.source}{', built' if rec.built else ''} | "
+        f"{rec.seconds.get('total', 0):.1f} |\n"
+        for i, rec in sorted(run.records.items())
+    )
+    write_text_atomic(
+        paths["markdown"],
+        to_markdown(run.report) + f"\n{run.builds} builds (goal ≤ {goal(len(r.commits))}), "
+        f"{run.wall_seconds:.0f} s wall time.\n\n| Commit | Step | Source | Seconds |\n|:---|:---|:---|---:|\n" + steps,
+    )
+    try:
+        write_plot(run.report, paths["plot"])
+    except ImportError as exc:  # matplotlib missing: everything else is still written
+        Reporter().warn(f"no plot ({exc}); install matplotlib")
+        del paths["plot"]
+    return paths
+
+
+def goal(n_commits: int) -> int:
+    """ceil(log2(N)) + 2 builds for a path of N commits (good and bad included)."""
+    return math.ceil(math.log2(n_commits)) + 2
