@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pystats_harness import __version__
 from pystats_harness.builder import integrity, lanes, locks, probes, prune, remote
 from pystats_harness.builder.cache import CacheEntry, commit, lookup, staging
 from pystats_harness.builder.plan import BuildPlan, build_group
+from pystats_harness.builder.record import copy_source_subset, manifest, patched_files
 from pystats_harness.builder.script import BuildLog, EventKind, build_script
 from pystats_harness.errors import BuildFailed, DiskFull, HarnessError, Interrupted
 from pystats_harness.infra import engine
@@ -25,28 +25,6 @@ from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.infra.mirror import Mirror
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER, SOURCE_IN_CONTAINER
-
-#: Files copied from the worktree into the artifact (for summarize_stats.py, name tables, and the
-#: instruction handlers and dispatch macros the canary rules are read from: suite/canary_source.py).
-SOURCE_SUBSET = (
-    "Tools/scripts/summarize_stats.py",
-    "Python/ceval.c",
-    "Python/ceval_macros.h",
-    "Python/generated_cases.c.h",
-    "Python/bytecodes.c",
-    "Python/specialize.c",
-    "Include/pystats.h",
-    "Include/cpython/pystats.h",
-    "Include/opcode.h",
-    "Include/opcode_ids.h",
-    "Include/internal/pycore_code.h",
-    "Include/internal/pycore_opcode.h",
-    "Include/internal/pycore_opcode_metadata.h",
-    "Include/internal/pycore_uop_ids.h",
-    "Lib/opcode.py",
-    "Lib/_opcode_metadata.py",
-    "configure.ac",
-)
 
 
 @dataclass(frozen=True)
@@ -132,27 +110,6 @@ def _run_build_container(ctx: Context, plan: BuildPlan, ws: Workspace) -> dict[s
     return log.facts()
 
 
-def patched_files(patches: list[Path]) -> list[str]:
-    """Paths a list of patches touches (their builds must recompile them)."""
-    files = []
-    for patch in patches:
-        for line in patch.read_text(errors="replace").splitlines():
-            if line.startswith("+++ b/"):
-                files.append(line[6:].split("\t")[0])
-    return files
-
-
-def _copy_source_subset(worktree: Path, dest: Path) -> list[str]:
-    copied = []
-    for rel in SOURCE_SUBSET:
-        src = worktree / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
-            copied.append(rel)
-    return copied
-
-
 def _compile(ctx: Context, plan: BuildPlan, mirror: Mirror, worktree: Path, staged: Path, t0: float) -> dict[str, Any]:
     """Patches, a lane, the build container; returns the facts for the manifest."""
     settings = ctx.settings
@@ -164,7 +121,7 @@ def _compile(ctx: Context, plan: BuildPlan, mirror: Mirror, worktree: Path, stag
         patch_paths.append(upstream_dir / u.file_name)
     patched = patched_files(patch_paths)
     apply_patches(worktree, patch_paths)
-    copied = _copy_source_subset(worktree, staged / "src")
+    copied = copy_source_subset(worktree, staged / "src")
     group = build_group(plan, (worktree / "configure.ac").read_text(errors="replace"))
     confcache = settings.configure_cache_dir / group
     confcache.mkdir(parents=True, exist_ok=True)
@@ -178,41 +135,6 @@ def _compile(ctx: Context, plan: BuildPlan, mirror: Mirror, worktree: Path, stag
     facts["build_dir"] = {"reused": lane.reuse, "reason": lane.reason, "group": group}
     facts["source_files"] = copied
     return facts
-
-
-def manifest(plan: BuildPlan, facts: dict[str, Any], report: probes.ProbeReport, *, strict: bool) -> dict[str, Any]:
-    """Pure: what ``manifest.json`` records about a finished build."""
-    return {
-        "harness_version": __version__,
-        "key": plan.key,
-        "revision": plan.commit.rev,
-        "sha": plan.commit.sha,
-        "commit_date": plan.commit.date,
-        "subject": plan.commit.subject,
-        "configuration": plan.configuration.name,
-        "configuration_form": {"id": plan.configuration.form, "llvm": plan.configuration.llvm},
-        "runtime": plan.configuration.runtime(),
-        "patches": plan.patches.manifest_patches(),
-        "upstream": [u.to_dict() for u in plan.upstream],
-        "configure_flags": list(plan.all_configure_args),
-        "image": {"tag": plan.image_tag, "id": plan.image_id},
-        "compiler": facts.get("compiler", "unknown"),
-        "ccache": facts.get("ccache", {}),
-        "build_dir": facts.get("build_dir", {}),
-        "seconds": facts["seconds"],
-        "python": report.python,
-        "fingerprint": report.fingerprint,
-        "verification": {
-            "ok": report.ok,
-            "mismatches": report.mismatches,
-            "strict": strict,
-            "configuration": report.configuration,
-            "exempt": report.exempted,
-        },
-        "patch_decisions": plan.patches.manifest_decisions(),
-        "source_files": facts.get("source_files", []),
-        "built_at": facts["built_at"],
-    }
 
 
 def _fingerprint(ctx: Context, plan: BuildPlan, entry: CacheEntry) -> tuple[probes.ProbeReport, float]:

@@ -111,8 +111,8 @@ def run_collect(ctx: Context, collect: CollectRequest, watch: Watch) -> CollectR
                 watch.phase(str(message.get("benchmark", "")), str(message["phase"]))
 
         every = dispatcher.run(units, lambda _, result: assemble(staging, result, results, finished), event)
-        cluster = dispatcher.cluster
-        where = run_metadata(cluster.address, cluster.size, cluster.workers.unfit, every) if cluster else {}
+        d = dispatcher
+        where = run_metadata(d.where, d.width, d.unfit, every) if d.on_cluster else {}
         extra = {"revision": recipe.commit.rev, **where}
         outcomes = driver.finish(staging, one_build(every), collect.suite, request, results, extra)
     return CollectRun(outcomes, request.out, upstream_lines(every))

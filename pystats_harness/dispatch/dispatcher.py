@@ -65,6 +65,11 @@ class Dispatcher:
     def unfit(self) -> dict[str, str]:
         return {} if self.cluster is None else dict(self.cluster.workers.unfit)
 
+    @property
+    def on_cluster(self) -> bool:
+        """The units go to cluster workers (a report names the cluster and who measured what)."""
+        return self.cluster is not None
+
     def run(self, units: Sequence[Unit[R]], on_done: Done | None = None, on_event: Emit | None = None) -> list[R]:
         """Every unit's result, in order; ``on_done(index, result)`` as each completes and
         ``on_event(message)`` as a unit reports progress (its ``name``: the worker, "" here), in this thread."""

@@ -71,11 +71,11 @@ def run_validate(ctx: Context, request: ValidateRequest, tick: Tick) -> Validate
     """Validate where the dispatcher decides; the report, written into ``request.out``."""
     recipe = request.recipe
     with open_dispatcher(ctx) as dispatcher:
-        if dispatcher.cluster is not None:
+        if dispatcher.on_cluster:
             ctx.reporter.info(f"validating {recipe.commit.rev} ({recipe.commit.short}) on {dispatcher.where}")
         unit = Unit(recipe, ValidateWork(request.workloads, request.jobs, request.leak))
         (result,) = dispatcher.run([unit], on_event=lambda message: tick() if "tick" in message else None)
-        cluster = {"worker": result.worker, "cluster": dispatcher.where} if dispatcher.cluster is not None else {}
+        cluster = {"worker": result.worker, "cluster": dispatcher.where} if dispatcher.on_cluster else {}
     report = replace(result.report, metadata={**result.report.metadata, "revision": recipe.commit.rev, **cluster})
     where = ""
     if cluster:

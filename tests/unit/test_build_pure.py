@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.builder import patches, probes
-from pystats_harness.builder.execute import Workspace, container_spec, manifest, patched_files
+from pystats_harness.builder.execute import Workspace, container_spec
 from pystats_harness.builder.lanes import Lane
 from pystats_harness.builder.plan import PlanInputs, build_group, plan_build, to_text
+from pystats_harness.builder.record import manifest, patched_files
 from pystats_harness.builder.script import TRIM_INSTALL, BuildLog, EventKind, build_script, ccache_delta
 from pystats_harness.builder.series import load_series
 from pystats_harness.config import load_configure_flags, load_settings

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.builder.execute import SOURCE_SUBSET
+from pystats_harness.builder.record import SOURCE_SUBSET
 from pystats_harness.suite import canaries as C
 from pystats_harness.suite import canary_rules as R
 from pystats_harness.suite import canary_source as S

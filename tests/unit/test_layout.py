@@ -251,3 +251,16 @@ def test_one_call_that_may_build() -> None:
         "pystats_harness/dispatch/runner.py",
         "pystats_harness/cli/build.py",
     }
+
+
+def test_capabilities_know_the_dispatcher_not_the_cluster() -> None:
+    """A capability asks the dispatcher where its units ran (``on_cluster``, ``where``, ``width``,
+    ``unfit``); the Cluster object stays inside dispatch/."""
+    wrong = [
+        f"{path.relative_to(ROOT)}:{node.lineno}: .cluster"
+        for path in modules()
+        if layer(module_name(path)) in (*CAPABILITIES, "measure", "cli")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr == "cluster"
+    ]
+    assert wrong == []
