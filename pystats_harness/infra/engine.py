@@ -7,7 +7,6 @@ import contextlib
 import os
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,9 @@ import urllib3.exceptions
 import docker
 from pystats_harness.errors import EngineUnavailable, ImageError, RunFailed
 from pystats_harness.infra.proc import pid_alive
+from pystats_harness.infra.spec import ContainerResult as ContainerResult
+from pystats_harness.infra.spec import ContainerSpec as ContainerSpec
+from pystats_harness.infra.spec import Mount as Mount
 
 LABEL = "pystats-harness"
 
@@ -26,45 +28,8 @@ LABEL = "pystats-harness"
 Client = docker.DockerClient
 
 
-@dataclass(frozen=True)
-class Mount:
-    source: str  # host path, or a named volume when ``volume`` is set
-    target: str
-    read_only: bool = False
-    volume: bool = False
-
-
-@dataclass(frozen=True)
-class ContainerSpec:
-    image: str
-    command: Sequence[str]
-    mounts: Sequence[Mount] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    workdir: str | None = None
-    network: bool = False
-    hostname: str | None = None  # None: the engine's (the container id: unresolvable without network)
-    host_network: bool = False  # the host's network stack (a build reaching ccache's Redis on 127.0.0.1)
-    name_prefix: str = "pystats-harness"
-    # Confinement; each default is the engine's own (unconfined). Runs and builds set them all.
-    user: str | None = None  # "uid:gid"; None: the image's user (root)
-    read_only_root: bool = False  # the image's file system read-only; only mounts and ``tmpfs`` writable
-    tmpfs: tuple[str, ...] = ()  # writable in-memory directories (charged to the memory limit)
-    cap_drop: tuple[str, ...] = ()  # ("ALL",): no capabilities, not even root's
-    no_new_privileges: bool = False  # setuid binaries gain nothing
-    memory: str | None = None  # "2g": hard limit without swap; reaching it gets the container OOM-killed
-    pids: int | None = None  # processes + threads the container may have at once
-
-
 #: Mount options of a ``tmpfs`` directory (the engine's default adds ``noexec``).
 TMPFS_OPTIONS = "rw,exec,nosuid,nodev,mode=1777"
-
-
-@dataclass(frozen=True)
-class ContainerResult:
-    exit_code: int
-    stdout: str
-    stderr: str
-    oom_killed: bool = False  # the kernel killed a process of the container at its memory limit
 
 
 def create_options(spec: ContainerSpec) -> dict[str, Any]:
