@@ -21,7 +21,7 @@ from typing import Any, NoReturn, TypeVar
 from pystats_harness.builder.obtain import plan_for
 from pystats_harness.cluster.client import Cluster
 from pystats_harness.dispatch.runner import carry_out, unit_on_worker
-from pystats_harness.dispatch.units import THIS_MACHINE, Emit, Unit
+from pystats_harness.dispatch.units import THIS_MACHINE, Attempt, Emit, Unit
 from pystats_harness.dispatch.worker import RemoteFailure
 from pystats_harness.errors import HarnessError
 from pystats_harness.infra.context import Context
@@ -114,10 +114,10 @@ def kept(ctx: Context, unit: Unit[R]) -> R | None:
     if not unit.work.keeps_results:
         return None
     try:
-        plan = plan_for(ctx, unit.recipe)
+        attempt = Attempt(unit.recipe, plan=plan_for(ctx, unit.recipe))
     except HarnessError:
         return None
-    hits = [part.cached(ctx, plan) for part in unit.work.parts()]
+    hits = [part.cached(ctx, attempt) for part in unit.work.parts()]
     return unit.work.join([h for h in hits if h is not None]) if all(h is not None for h in hits) else None
 
 

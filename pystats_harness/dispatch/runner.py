@@ -45,7 +45,7 @@ def prepare(ctx: Context, unit: Unit[R], worker: str) -> tuple[Attempt | Finishe
     try:
         plan = plan_for(ctx, unit.recipe)
         attempt = replace(attempt, plan=plan, seconds={"plan": time.perf_counter() - start})
-        hits = [part.cached(ctx, plan) for part in unit.work.parts()]
+        hits = [part.cached(ctx, attempt) for part in unit.work.parts()]
         if all(hit is not None for hit in hits):
             return Finished(unit.work.join([hit for hit in hits if hit is not None])), hits
         building = time.perf_counter()

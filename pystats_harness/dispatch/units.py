@@ -76,8 +76,9 @@ class Work(Generic[R]):
         (result,) = results
         return result
 
-    def cached(self, ctx: Context, plan: BuildPlan) -> R | None:
-        """A result already measured for ``plan``'s build (no build, no run), or None."""
+    def cached(self, ctx: Context, attempt: Attempt) -> R | None:
+        """A result already measured for the build ``attempt`` planned (no build, no run), or None; it
+        names ``attempt.worker`` as where it was found ("" on this machine)."""
         return None
 
     def keep(self, ctx: Context, result: R) -> None:

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pystats_harness.builder.configurations import DEFAULT, ConfigName
-from pystats_harness.builder.plan import BuildPlan
 from pystats_harness.builder.recipe import Recipe
 from pystats_harness.builder.upstream import UpstreamPatch, describe_all
 from pystats_harness.dispatch.dispatcher import this_machine
@@ -123,8 +122,9 @@ class MeasureWork(Work[Row]):
     def join(self, results: list[Row]) -> Row:
         return tuple(m for row in results for m in row)
 
-    def cached(self, ctx: Context, plan: BuildPlan) -> Row | None:
-        if self.fresh:
+    def cached(self, ctx: Context, attempt: Attempt) -> Row | None:
+        plan = attempt.plan
+        if self.fresh or plan is None:
             return None
         metric, cache, row = parse_metric(self.metric), ResultCache(ctx.settings.paths.measured_results), []
         for name, loops in self.workloads:
@@ -137,6 +137,7 @@ class MeasureWork(Work[Row]):
                     found.outcome(metric),
                     Source.RESULT_CACHE,
                     build_key=plan.key,
+                    worker=attempt.worker,
                     counters=dict(found.counters or {}),
                     upstream=describe_all(plan.upstream),
                 )

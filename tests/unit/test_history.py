@@ -12,7 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.config import load_settings
+from pystats_harness.dispatch.units import Attempt
 from pystats_harness.errors import ConfigError
 from pystats_harness.history.driver import HistoryRun, _series
 from pystats_harness.history.report import to_dict, to_markdown, write_plot
@@ -131,19 +133,22 @@ def test_this_machine_keeps_what_workers_send_and_answers_the_rerun(tmp_path: Pa
     ctx = Context(load_settings({"cache_dir": str(tmp_path)}))
     work = MeasureWork("x", (("nbody", 3), ("richards", 3)))
     ok, broken, flaky = _rec(1, 4.0), _rec(2, None), _rec(3, None)
-    assert work.cached(ctx, _Planned(ok.commit)) is None
+    assert work.cached(ctx, Attempt(Recipe(ok.commit), "worker-1", _Planned(ok.commit))) is None
     for rec, failure in ((ok, None), (broken, Failure.BUILD_FAILED), (flaky, Failure.RUN_FAILED)):
         outcome = rec.outcome if failure is None else Outcome.failed(failure, "why")
         result = Measured(
             rec.commit, outcome, Source.MEASURED, True, "recipe", worker="worker-2", counters=rec.counters
         )
         work.keep(ctx, (result, result))
-    row = work.cached(ctx, _Planned(ok.commit))
+    row = work.cached(ctx, Attempt(Recipe(ok.commit), "worker-1", _Planned(ok.commit)))
     assert row is not None and [r.outcome.value for r in row] == [4.0, 4.0]
     assert {r.source for r in row} == {Source.RESULT_CACHE} and not any(r.built for r in row)
-    failed = work.cached(ctx, _Planned(broken.commit))
+    assert {r.worker for r in row} == {"worker-1"}  # a worker's cache hit names the worker, as its measurement does
+    failed = work.cached(ctx, Attempt(Recipe(broken.commit), "worker-1", _Planned(broken.commit)))
     assert failed is not None and failed[0].outcome.failure is Failure.BUILD_FAILED  # the commit's own: kept
-    assert work.cached(ctx, _Planned(flaky.commit)) is None  # a run failure is measured again
+    assert (
+        work.cached(ctx, Attempt(Recipe(flaky.commit), "worker-1", _Planned(flaky.commit))) is None
+    )  # a run failure is measured again
 
 
 # --- history.png: whole commits on the x axis, labels that fit -------------------------------------
