@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 
 from pystats_harness.builder.configurations import DEFAULT, ConfigName
 from pystats_harness.builder.upstream import UpstreamPatch
-from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import CommitInfo, Mirror
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,12 @@ class Recipe:
     config: ConfigName = DEFAULT
     extra: tuple[UpstreamPatch, ...] = ()  # upstream changes after the patch series (a bisect's revert)
 
+    @classmethod
+    def resolve(cls, ctx: Context, rev: str | None, patches: str = "auto", config: ConfigName = DEFAULT) -> Recipe:
+        """The recipe of ``rev`` (the setting ``default_rev`` when not given), resolved once in this
+        machine's mirror (RevisionNotFound, exit 3)."""
+        return cls(resolve_rev(ctx, rev), patches, config)
+
     def at(self, commit: CommitInfo) -> Recipe:
         """The same recipe for ``commit`` (the same sha found in another mirror)."""
         return replace(self, commit=commit)
@@ -27,3 +34,8 @@ class Recipe:
         """``v3.13.5 (--patches auto, --config tier2)``: the default configuration is not named."""
         config = "" if self.config == DEFAULT else f", --config {self.config}"
         return f"{self.commit.rev} (--patches {self.patches}{config})"
+
+
+def resolve_rev(ctx: Context, rev: str | None) -> CommitInfo:
+    """``--rev`` (the setting ``default_rev`` when not given) resolved in this machine's mirror."""
+    return Mirror(ctx.settings.mirror_dir).resolve(rev or ctx.settings.default_rev)

@@ -113,9 +113,9 @@ def show_patches(ctx: Context, commit: CommitInfo, requested: str) -> None:
 
 
 def verify(ctx: Context, commit: CommitInfo, requested: str, config: ConfigName) -> None:
-    named = f", --config {config}" if config and config != "default" else ""  # the default's line as before
-    what = f"{commit.rev} (--patches {requested}{named})"
-    entry = existing(ctx, plan_for(ctx, Recipe(commit, requested, config)))
+    recipe = Recipe(commit, requested, config)
+    what = recipe.describe()
+    entry = existing(ctx, plan_for(ctx, recipe))
     report = probes.collect(ctx, entry)
     title = f"behaviour fingerprint of {what}"
     stdout_console().print(fingerprint.to_rich(report.verdicts, title=title, exempt=report.exempt))

@@ -11,12 +11,13 @@ from typing import Any
 from rich.markup import escape
 
 from pystats_harness.builder.configurations import ConfigName, config_name
+from pystats_harness.builder.recipe import resolve_rev
 from pystats_harness.config import DEFAULTS, load_settings
 from pystats_harness.console import Reporter
 from pystats_harness.dispatch.dispatcher import UnitFailed
 from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Interrupted
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.infra.mirror import CommitInfo
 
 __all__ = [
     "CONFIG_HELP",
@@ -41,7 +42,7 @@ def context(pystats_config: Mapping[str, Any], *, verbose: bool = False, **optio
 def resolve(ctx: Context, rev: str | None) -> CommitInfo:
     """``--rev`` (the setting ``default_rev`` when not given) resolved once, in this machine's mirror,
     into the commit every later step uses (RevisionNotFound, exit 3)."""
-    return Mirror(ctx.settings.mirror_dir).resolve(rev or ctx.settings.default_rev)
+    return resolve_rev(ctx, rev)
 
 
 #: The help of every task's ``--repairs``.

@@ -23,7 +23,6 @@ from pystats_harness.collect.work import CollectResult, CollectWork, chunk, writ
 from pystats_harness.dispatch.dispatcher import open_dispatcher
 from pystats_harness.dispatch.units import Unit
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import Mirror
 from pystats_harness.paths import run_folder
 from pystats_harness.pyperformance.benchmarks import Suite, read_suite, select
 from pystats_harness.pyperformance.sites import benchmark_data_dir
@@ -61,7 +60,7 @@ class CollectRequest:
         if loops:
             loops_file.check_covers(fixed, [b.name for b in chosen], Path(loops))
         driver.check_request(chosen, jobs, processes, Path(out).resolve() if out else None)
-        recipe = Recipe(Mirror(ctx.settings.mirror_dir).resolve(rev or ctx.settings.default_rev), patches, config)
+        recipe = Recipe.resolve(ctx, rev, patches, config)
         out_dir = (
             Path(out).resolve()
             if out
@@ -187,6 +186,5 @@ def one_build(results: Sequence[CollectResult]) -> BuildFacts:
 
 
 def upstream_lines(results: Sequence[CollectResult]) -> tuple[str, ...]:
-    """How the build was changed from upstream, as its manifest says (a repair)."""
-    manifest = results[0].build.manifest() if results else {}
-    return tuple(str(u["describe"]) for u in manifest.get("upstream", []))
+    """How the build was changed from upstream, as its stats metadata says (a repair)."""
+    return tuple(results[0].build.stats_metadata().get("upstream", [])) if results else ()

@@ -20,7 +20,7 @@ from typing import Any, NoReturn, TypeVar
 
 from pystats_harness.builder.obtain import plan_for
 from pystats_harness.cluster.client import Cluster
-from pystats_harness.dispatch.runner import carry_out, unit_on_worker
+from pystats_harness.dispatch.runner import carry_out, lookup, unit_on_worker
 from pystats_harness.dispatch.units import THIS_MACHINE, Attempt, Emit, Unit
 from pystats_harness.dispatch.worker import RemoteFailure
 from pystats_harness.errors import HarnessError
@@ -29,7 +29,7 @@ from pystats_harness.infra.context import Context
 R = TypeVar("R")
 Done = Callable[[int, Any], None]  # a unit's index and result, as it completes
 
-__all__ = ["THIS_MACHINE", "Dispatcher", "UnitFailed", "open_dispatcher", "this_machine"]
+__all__ = ["Dispatcher", "UnitFailed", "open_dispatcher", "this_machine"]
 
 
 class UnitFailed(HarnessError):
@@ -90,9 +90,9 @@ class Dispatcher:
     ) -> list[R]:
         results: dict[int, R] = {i: hit for i, unit in enumerate(units) if (hit := kept(self.ctx, unit)) is not None}
         todo = [i for i in range(len(units)) if i not in results]
-        for index in sorted(results):
+        for index, hit in results.items():  # in the order of ``units``
             if on_done is not None:
-                on_done(index, results[index])
+                on_done(index, hit)
 
         def done(n: int, answer: R | RemoteFailure) -> None:
             if isinstance(answer, RemoteFailure):
@@ -117,8 +117,7 @@ def kept(ctx: Context, unit: Unit[R]) -> R | None:
         attempt = Attempt(unit.recipe, plan=plan_for(ctx, unit.recipe))
     except HarnessError:
         return None
-    hits = [part.cached(ctx, attempt) for part in unit.work.parts()]
-    return unit.work.join([h for h in hits if h is not None]) if all(h is not None for h in hits) else None
+    return lookup(ctx, unit.work, attempt)[1]
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from pystats_harness.builder.obtain import obtain, plan_for
-from pystats_harness.cluster.client import Fault, Then, Unfit, progress, then
+from pystats_harness.cluster.client import progress, then
 from pystats_harness.dispatch.units import Attempt, Emit, Unit, Work
 from pystats_harness.dispatch.worker import RemoteFailure, local_commit, on_worker
 from pystats_harness.infra.context import Context
@@ -45,9 +45,9 @@ def prepare(ctx: Context, unit: Unit[R], worker: str) -> tuple[Attempt | Finishe
     try:
         plan = plan_for(ctx, unit.recipe)
         attempt = replace(attempt, plan=plan, seconds={"plan": time.perf_counter() - start})
-        hits = [part.cached(ctx, attempt) for part in unit.work.parts()]
-        if all(hit is not None for hit in hits):
-            return Finished(unit.work.join([hit for hit in hits if hit is not None])), hits
+        hits, whole = lookup(ctx, unit.work, attempt)
+        if whole is not None:
+            return Finished(whole), hits
         building = time.perf_counter()
         attempt = replace(attempt, built=True)  # until the cache answers: a failed build ran
         try:
@@ -57,6 +57,13 @@ def prepare(ctx: Context, unit: Unit[R], worker: str) -> tuple[Attempt | Finishe
         return replace(attempt, obtained=obtained, built=obtained.built), hits
     except Exception as exc:
         return Finished(failed(ctx, unit.work, attempt, exc)), []
+
+
+def lookup(ctx: Context, work: Work[R], attempt: Attempt) -> tuple[list[R | None], R | None]:
+    """Each part's kept result (None: to measure), and the unit's result when every part was kept."""
+    hits = [part.cached(ctx, attempt) for part in work.parts()]
+    kept = [hit for hit in hits if hit is not None]
+    return hits, work.join(kept) if len(kept) == len(hits) else None
 
 
 def run_parts(ctx: Context, work: Work[R], attempt: Attempt, hits: list[R | None], emit: Emit) -> R:
@@ -119,6 +126,3 @@ def join_there(work: Work[R], results: list[Any]) -> R | RemoteFailure:
     """The unit's result from its parts' answers (a part's failure is the unit's)."""
     failure = next((r for r in results if isinstance(r, RemoteFailure)), None)
     return failure if failure is not None else work.join(results)
-
-
-__all__ = ["Answer", "Fault", "Then", "Unfit", "carry_out", "unit_on_worker"]

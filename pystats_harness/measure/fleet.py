@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol
 
 from pystats_harness.builder.configurations import DEFAULT, ConfigName
 from pystats_harness.builder.recipe import Recipe
-from pystats_harness.dispatch.dispatcher import open_dispatcher
+from pystats_harness.dispatch.dispatcher import Dispatcher, open_dispatcher
 from pystats_harness.dispatch.units import Unit
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
@@ -26,26 +25,12 @@ from pystats_harness.measure.metric import Metric
 from pystats_harness.measure.workload import Workload
 
 
-class Runs(Protocol):
-    """What a fleet needs of the dispatcher."""
-
-    sent: int
-
-    @property
-    def width(self) -> int: ...
-    @property
-    def where(self) -> str: ...
-    @property
-    def unfit(self) -> dict[str, str]: ...
-    def run(self, units: Sequence[Unit[Row]]) -> list[Row]: ...
-
-
 @dataclass
 class Fleet:
     """``measure_grid(commits)``: a row per commit; ``builds`` counts commits whose build ran (failed
     ones included)."""
 
-    dispatcher: Runs
+    dispatcher: Dispatcher
     work: MeasureWork
     config: ConfigName = DEFAULT
     builds: int = 0

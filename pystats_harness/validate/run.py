@@ -14,7 +14,6 @@ from pystats_harness.dispatch.dispatcher import open_dispatcher, this_machine
 from pystats_harness.dispatch.units import Unit
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import Mirror
 from pystats_harness.measure.suiteconfig import load_suite
 from pystats_harness.paths import run_folder
 from pystats_harness.validate import report as validate_report
@@ -51,7 +50,7 @@ class ValidateRequest:
         chosen = tuple(choose_workloads(load_suite(), workloads).items())
         if jobs < 1:
             raise ConfigError(f"--jobs must be at least 1 (got {jobs})")
-        recipe = Recipe(Mirror(ctx.settings.mirror_dir).resolve(rev or ctx.settings.default_rev), patches, config)
+        recipe = Recipe.resolve(ctx, rev, patches, config)
         folder = Path(out) if out else run_folder(ctx.settings.paths.validate_reports, recipe.commit.rev, config)
         return cls(recipe, chosen, jobs, folder, leak)
 
