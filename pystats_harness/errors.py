@@ -259,3 +259,16 @@ class ValidationPartial(ValidationFailed):
     """`invoke validate --strict`: a step could check only part of what it checks (reported, not fatal, without)."""
 
     exit_code = ExitCode.VALIDATION_PARTIAL
+
+
+class OutputNotWritable(HarnessError):
+    """An output directory cannot be created or written: refused before any work (nothing written)."""
+
+    exit_code = ExitCode.OUTPUT_NOT_WRITABLE
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(
+            f"cannot write the output directory {path}: {why}; nothing was run or written. "
+            "Pass --out with a directory you can write"
+        )
+        self.path, self.why = path, why

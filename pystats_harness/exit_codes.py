@@ -101,6 +101,11 @@ class ExitCode(_Coded):
         "collect: a benchmark ran threads on a build whose counters do not hold under threads (the trust table "
         "names each, with the threaded canary's loss)",
     )
+    OUTPUT_NOT_WRITABLE = (
+        32,
+        "an output directory (`--out`, or the default under the cache) cannot be created or written; refused "
+        "before any work, nothing written",
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 
 

@@ -11,18 +11,20 @@ from pystats_harness.bisect.plot import write_plot
 from pystats_harness.bisect.report import to_markdown
 from pystats_harness.console import Reporter
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
+from pystats_harness.infra.fs import check_output_dir, write_json_atomic, write_text_atomic
 from pystats_harness.paths import run_folder
 
 
 def bisect_into(
     ctx: Context, request: BisectRequest, out: Path | None, progress: Progress | None = None
 ) -> tuple[BisectRun, dict[str, Path]]:
-    """The bisect, then its files (in ``out``, or a new run folder named after the workload)."""
-    run = run_bisect(ctx, request, progress)
+    """The bisect, then its files (in ``out``, or a new run folder named after the workload); an output
+    directory that cannot be written is refused first (exit 32)."""
     workload = request.workload.name
     stem = Path(workload).stem if workload.endswith(".py") else workload
-    return run, write_outputs(run, out or run_folder(ctx.settings.paths.bisect_reports, stem, request.config))
+    folder = check_output_dir(out or run_folder(ctx.settings.paths.bisect_reports, stem, request.config))
+    run = run_bisect(ctx, request, progress)
+    return run, write_outputs(run, folder)
 
 
 def write_outputs(run: BisectRun, out: Path) -> dict[str, Path]:

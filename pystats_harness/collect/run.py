@@ -23,6 +23,7 @@ from pystats_harness.collect.work import CollectResult, CollectWork, chunk, writ
 from pystats_harness.dispatch.dispatcher import open_dispatcher
 from pystats_harness.dispatch.units import Unit
 from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import check_output_dir
 from pystats_harness.paths import run_folder
 from pystats_harness.pyperformance.benchmarks import Suite, read_suite, select
 from pystats_harness.pyperformance.sites import benchmark_data_dir
@@ -66,7 +67,7 @@ class CollectRequest:
             if out
             else run_folder(ctx.settings.paths.collect_outputs, recipe.commit.rev, recipe.config)
         )
-        return cls(recipe, suite, driver.Request(chosen, jobs, processes, fixed, out_dir, manual))
+        return cls(recipe, suite, driver.Request(chosen, jobs, processes, fixed, check_output_dir(out_dir), manual))
 
 
 class Watch:

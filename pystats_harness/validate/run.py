@@ -14,6 +14,7 @@ from pystats_harness.dispatch.dispatcher import open_dispatcher, this_machine
 from pystats_harness.dispatch.units import Unit
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
+from pystats_harness.infra.fs import check_output_dir
 from pystats_harness.measure.suiteconfig import load_suite
 from pystats_harness.paths import run_folder
 from pystats_harness.validate import report as validate_report
@@ -52,7 +53,7 @@ class ValidateRequest:
             raise ConfigError(f"--jobs must be at least 1 (got {jobs})")
         recipe = Recipe.resolve(ctx, rev, patches, config)
         folder = Path(out) if out else run_folder(ctx.settings.paths.validate_reports, recipe.commit.rev, config)
-        return cls(recipe, chosen, jobs, folder, leak)
+        return cls(recipe, chosen, jobs, check_output_dir(folder), leak)
 
     def suite_runs(self) -> int:
         """How many suite runs the validation makes (its progress total)."""

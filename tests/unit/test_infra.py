@@ -241,3 +241,17 @@ def test_number_options(value: str | None, kind: type, expected: float | None) -
 def test_bad_number_options(value: str, kind: type, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         number("threshold", value, kind)
+
+
+def test_an_output_directory_that_cannot_be_written_is_refused_before_any_work(tmp_path: Path) -> None:
+    from pystats_harness.errors import OutputNotWritable
+    from pystats_harness.infra.fs import check_output_dir
+
+    assert check_output_dir(tmp_path / "new" / "deeper") == tmp_path / "new" / "deeper"
+    assert list(tmp_path.iterdir()) == []  # the check leaves nothing behind
+    (tmp_path / "file").write_text("x")
+    for bad in (Path("/proc/x"), tmp_path / "file" / "out", tmp_path / "file"):
+        with pytest.raises(OutputNotWritable) as info:
+            check_output_dir(bad)
+        assert info.value.exit_code == 32 and "nothing was run or written" in str(info.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
