@@ -1,5 +1,6 @@
-"""A bisect's files: report.json, report.md (the table, the builds against the goal, each step) and
-plot.png, in ``--out`` or a run folder of ``bisect_reports``; :func:`bisect_into` runs and writes."""
+"""A bisect as a report (:func:`to_report`): report.json, report.md (the table, the builds against the
+goal, each step) and plot.png, in ``--out`` or a run folder of ``bisect_reports``; :func:`bisect_into`
+runs and writes."""
 
 from __future__ import annotations
 
@@ -7,47 +8,43 @@ import math
 from pathlib import Path
 
 from pystats_harness.bisect.driver import BisectRequest, BisectRun, Progress, run_bisect
-from pystats_harness.bisect.plot import write_plot
+from pystats_harness.bisect.plot import figure
 from pystats_harness.bisect.report import to_markdown
-from pystats_harness.console import Reporter
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import check_output_dir, write_json_atomic, write_text_atomic
+from pystats_harness.infra.fs import check_output_dir
 from pystats_harness.paths import run_folder
+from pystats_harness.reports import Format, Report, write_report
 
 
 def bisect_into(
     ctx: Context, request: BisectRequest, out: Path | None, progress: Progress | None = None
-) -> tuple[BisectRun, dict[str, Path]]:
+) -> tuple[BisectRun, dict[Format, Path]]:
     """The bisect, then its files (in ``out``, or a new run folder named after the workload); an output
     directory that cannot be written is refused first (exit 32)."""
     workload = request.workload.name
     stem = Path(workload).stem if workload.endswith(".py") else workload
     folder = check_output_dir(out or run_folder(ctx.settings.paths.bisect_reports, stem, request.config))
     run = run_bisect(ctx, request, progress)
-    return run, write_outputs(run, folder)
+    return run, write_report(to_report(run), folder)
 
 
-def write_outputs(run: BisectRun, out: Path) -> dict[str, Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out / "report.json", "markdown": out / "report.md", "plot": out / "plot.png"}
-    write_json_atomic(paths["json"], run.to_dict())
+def to_report(run: BisectRun) -> Report:
     r = run.report.result
     steps = "".join(
         f"| {rec.commit.short} | {run.labels[i]} | {rec.source}{', built' if rec.built else ''} | "
         f"{rec.seconds.get('total', 0):.1f} |\n"
         for i, rec in sorted(run.records.items())
     )
-    write_text_atomic(
-        paths["markdown"],
+    markdown = (
         to_markdown(run.report) + f"\n{run.builds} builds (goal ≤ {goal(len(r.commits))}), "
-        f"{run.wall_seconds:.0f} s wall time.\n\n| Commit | Step | Source | Seconds |\n|:---|:---|:---|---:|\n" + steps,
+        f"{run.wall_seconds:.0f} s wall time.\n\n| Commit | Step | Source | Seconds |\n|:---|:---|:---|---:|\n" + steps
     )
-    try:
-        write_plot(run.report, paths["plot"])
-    except ImportError as exc:  # matplotlib missing: everything else is still written
-        Reporter().warn(f"no plot ({exc}); install matplotlib")
-        del paths["plot"]
-    return paths
+    return Report(
+        files={Format.JSON: "report.json", Format.MARKDOWN: "report.md", Format.PNG: "plot.png"},
+        data=run.to_dict(),
+        markdown=markdown,
+        figure=lambda: figure(run.report),
+    )
 
 
 def goal(n_commits: int) -> int:

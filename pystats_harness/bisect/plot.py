@@ -3,7 +3,6 @@ and the first bad commit. Needs matplotlib (Agg canvas, no pyplot state)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pystats_harness.bisect.judge import Direction, Verdict
@@ -12,6 +11,7 @@ from pystats_harness.measure.axes import commit_ticks, fmt_value, wrap_name
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 def _points(ax: Axes, report: BisectReport) -> None:
@@ -80,8 +80,9 @@ def _axes(ax: Axes, report: BisectReport) -> None:
     ax.grid(True, alpha=0.3)
 
 
-def write_plot(report: BisectReport, path: Path) -> Path:
-    """A PNG of the metric over the tested commits: good/bad/skipped marked, threshold, first bad."""
+def figure(report: BisectReport) -> Figure:
+    """The metric over the tested commits: good/bad/skipped marked, threshold, first bad (saved as a PNG
+    by :mod:`pystats_harness.reports`)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -92,7 +93,4 @@ def write_plot(report: BisectReport, path: Path) -> Path:
     _first_bad(ax, report)
     _axes(ax, report)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", bbox_inches="tight")
-    return path
+    return fig

@@ -30,7 +30,7 @@ def validate(ctx: Context, request: ValidateRequest, *, strict: bool = False) ->
     console.print(validate_report.to_rich(run.report))
     if run.where:
         console.print(run.where)
-    console.print(f"report: {run.files['json']}  {run.files['markdown']}  {run.files['plot']}")
+    console.print("report: " + "  ".join(str(path) for path in run.files.values()))
     partial = ", ".join(step.step for step in run.report.partial_steps())
     if partial and not strict:
         ctx.reporter.warn(f"partial, not pass: {partial} only partly checked (see above); --strict makes it fail")

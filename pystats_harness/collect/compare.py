@@ -59,8 +59,8 @@ class SuiteComparison:
     def interesting(self) -> tuple[Change, ...]:
         return tuple(c for c in self.changes if c.interesting)
 
-    def to_json(self) -> str:
-        doc = {
+    def to_dict(self) -> dict[str, Any]:
+        return {
             "base": dict(self.base),
             "head": dict(self.head),
             "only_base": list(self.only_base),
@@ -71,7 +71,6 @@ class SuiteComparison:
                 for side, found in self.tier2.items()
             },
         }
-        return json.dumps(doc, indent=1) + "\n"
 
 
 def _per_loop(c: Collection) -> dict[str, float]:

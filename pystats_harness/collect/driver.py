@@ -32,14 +32,14 @@ from pystats_harness.collect.trust import Verdict
 from pystats_harness.errors import ConfigError, HarnessError, Interrupted
 from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import write_text_atomic
 from pystats_harness.measure.deferred import DeferredRule
 from pystats_harness.measure.suiteconfig import SuiteConfig
 from pystats_harness.pyperformance import runs
 from pystats_harness.pyperformance.benchmarks import Benchmark, Suite
 from pystats_harness.pyperformance.place import CannotRun, place
-from pystats_harness.stats import summary
-from pystats_harness.stats.collection import Collection, aggregate, load, save
+from pystats_harness.reports import write_report
+from pystats_harness.stats.collection import Collection, aggregate, load
+from pystats_harness.stats.outputs import collection_report
 
 #: Why no benchmark runs on an interpreter without the on/off API (pyperf's hook raises HookError).
 NO_STATS_API = (
@@ -127,8 +127,7 @@ def _write_sum(staging: Path, entry: BuildInfo, names: Sequence[str], into: Path
         return
     total = aggregate([load(benchmarks / name / relative) for name in counted])
     total = Collection({**total.metadata, "benchmark": "all", "benchmarks": counted}, total.counters, total.unknown)
-    save(total, into / "collection.json")
-    write_text_atomic(into / "summary.md", summary.to_markdown(total))
+    write_report(collection_report(total, total), into)
     dumps = [d for name in counted for d in sorted((benchmarks / name / "dumps").glob("*"))]
     origin = {"benchmark": "all", "counts": total.metadata.get("counts", "")}
     if net:
@@ -211,7 +210,7 @@ def finish(
         "benchmarks_selected": [b.name for b in request.benchmarks],
         **(extra_run or {}),
     }
-    report.write(staging, entry, suite_benchmarks, run, outcomes)
+    write_report(report.to_report(entry, suite_benchmarks, run, outcomes), staging)
     _publish(staging, request.out)
     return outcomes
 

@@ -19,15 +19,16 @@ from pystats_harness.collect.overhead import NullRuns
 from pystats_harness.collect.threads import ThreadUse, check_threads
 from pystats_harness.errors import HarnessError, RunFailed
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
+from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.measure import threads as _threads
 from pystats_harness.measure.deferred import DeferredRule
 from pystats_harness.measure.suiteconfig import SuiteConfig
 from pystats_harness.pyperformance import runs
 from pystats_harness.pyperformance.benchmarks import Benchmark
 from pystats_harness.pyperformance.runs import BenchmarkRunFailed, Place
-from pystats_harness.stats import summary
-from pystats_harness.stats.collection import Collection, per_loop, save
+from pystats_harness.reports import write_report
+from pystats_harness.stats.collection import Collection, per_loop
+from pystats_harness.stats.outputs import collection_report
 from pystats_harness.stats.summarize_json import summarize_json, write_summarize_json
 
 Phase = Callable[[str], None]
@@ -176,8 +177,7 @@ def _write_net(
     net = overhead.subtract(measured.total, null_counters)
     into.mkdir(parents=True, exist_ok=True)
     collection = Collection({**entry.stats_metadata(), **origin}, net)
-    save(collection, into / "collection.json")
-    write_text_atomic(into / "summary.md", summary.to_markdown(per_loop(collection)))
+    write_report(collection_report(collection, per_loop(collection)), into)
     export_net(entry, measured.dumps, null_dumps, origin, into / "summarize.json")
 
 
@@ -217,7 +217,8 @@ def measure(
         "processes": options.processes,
         "counts": RAW,
     }
-    save(Collection(meta, total), out / "collection.json")
+    collection = Collection(meta, total)
+    write_report(collection_report(collection, per_loop(collection) if total else None), out)
     rules = exactness.Rules(suite, options.declared.get(bench.name), deferred=options.deferred)
     expected = options.processes * len(measured.functions)
     why_not_grouped = (
@@ -232,7 +233,6 @@ def measure(
         trust.check_empty(total, len(dumps)),
     ]
     if total:
-        write_text_atomic(out / "summary.md", summary.to_markdown(per_loop(Collection(meta, total))))
         export(entry, dumps, {"benchmark": bench.name, "loops": bracketed, "counts": RAW}, out / "summarize.json")
     net, why_not, uses = _leakage(ctx, entry, bench, place, loops, measured, checks, out, options, nulls, phase)
     checks.append(trust.check_leakage(net, why_not, rules))

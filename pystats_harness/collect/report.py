@@ -1,4 +1,5 @@
-"""The collect report: per benchmark a verdict and its checks, as rich table, Markdown and JSON."""
+"""The collect report: per benchmark a verdict and its checks, as a rich table and as a report
+(:func:`to_report`: report.json and trust.md)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from pystats_harness.collect.errors import CollectFailed, CollectLossy, CollectP
 from pystats_harness.collect.exactness import Status
 from pystats_harness.collect.one import Outcome
 from pystats_harness.collect.trust import Check, Verdict
-from pystats_harness.infra.fs import write_json_atomic, write_text_atomic
 from pystats_harness.pyperformance.benchmarks import Suite
+from pystats_harness.reports import Format, Report
 
 SCHEMA = "pystats-harness-collect/1"
 _STYLE = {
@@ -125,8 +126,9 @@ def to_markdown(outcomes: Sequence[Outcome], meta: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(staging: Path, entry: BuildInfo, suite: Suite, run: Mapping[str, Any], outcomes: Sequence[Outcome]) -> None:
-    """``run``: how the collect ran (processes, jobs, the benchmarks selected), recorded as metadata."""
+def to_report(entry: BuildInfo, suite: Suite, run: Mapping[str, Any], outcomes: Sequence[Outcome]) -> Report:
+    """report.json and trust.md. ``run``: how the collect ran (processes, jobs, the benchmarks selected),
+    recorded as metadata."""
     meta = {**entry.stats_metadata(), "pyperformance": suite.version, **run}
     meta.setdefault("python_version", entry.manifest().get("python", {}).get("version", "?"))
     doc = {
@@ -135,8 +137,7 @@ def write(staging: Path, entry: BuildInfo, suite: Suite, run: Mapping[str, Any],
         "counts": counts(outcomes),
         "benchmarks": [o.to_dict() for o in outcomes],
     }
-    write_text_atomic(staging / "trust.md", to_markdown(outcomes, meta))
-    write_json_atomic(staging / "report.json", doc)
+    return Report({Format.JSON: "report.json", Format.MARKDOWN: "trust.md"}, doc, to_markdown(outcomes, meta))
 
 
 def read(out: Path) -> dict[str, Any]:

@@ -4,8 +4,7 @@ a line per workload, change points marked)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -14,6 +13,9 @@ from pystats_harness.history.driver import HistoryRun, short_label
 from pystats_harness.history.select import ChangePoint
 from pystats_harness.measure.axes import commit_ticks, fmt_value, wrap_name
 from pystats_harness.measure.measurer import Measured
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 SCHEMA = "pystats-harness/history/2"
 
@@ -131,9 +133,9 @@ def to_markdown(run: HistoryRun) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_plot(run: HistoryRun, path: Path) -> Path:
+def figure(run: HistoryRun) -> Figure:
     """One panel per metric over the commits (ticks on measured commits: short sha and date); change
-    points in red."""
+    points in red (saved as a PNG by :mod:`pystats_harness.reports`)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -176,6 +178,4 @@ def write_plot(run: HistoryRun, path: Path) -> Path:
         f"commit (first parent, oldest left): {len(run.picked)} of {len(run.path)} measured, {len(ticks)} labelled"
     )
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", bbox_inches="tight")
-    return path
+    return fig

@@ -170,6 +170,10 @@ def to_rich(comparison: Comparison, limit: int = 50) -> Table:
 
 
 def to_json(comparison: Comparison) -> str:
+    return json.dumps(to_dict(comparison), indent=1)
+
+
+def to_dict(comparison: Comparison) -> dict[str, Any]:
     c = comparison
     rows = [
         {
@@ -183,15 +187,12 @@ def to_json(comparison: Comparison) -> str:
         }
         for r in c.rows
     ]
-    return json.dumps(
-        {
-            "schema": COMPARE_SCHEMA,
-            "base": dict(c.base),
-            "head": dict(c.head),
-            "threshold": c.threshold,
-            "family_view": c.family_view,
-            "hidden": c.hidden,
-            "rows": rows,
-        },
-        indent=1,
-    )
+    return {
+        "schema": COMPARE_SCHEMA,
+        "base": dict(c.base),
+        "head": dict(c.head),
+        "threshold": c.threshold,
+        "family_view": c.family_view,
+        "hidden": c.hidden,
+        "rows": rows,
+    }

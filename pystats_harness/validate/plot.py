@@ -1,12 +1,15 @@
-"""deviation.png: per workload, how much of its allowance (configs/suite.toml tolerances) the counter
+"""deviation.png (drawn here, saved by :mod:`pystats_harness.reports`): per workload, how much of its allowance (configs/suite.toml tolerances) the counter
 that deviates most from the baseline used, that counter named. Needs matplotlib (Agg canvas)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pystats_harness.validate.baseline import AllowanceUse
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: bars of exact comparisons that differ (no allowance at all) are drawn this far out, hatched
 OVER = 1.5
@@ -48,7 +51,7 @@ def _color(use: AllowanceUse | None) -> str:
     return "#2a9d3a" if use.used == 0 else "#d08c1f"
 
 
-def write_plot(deviation: Mapping[str, AllowanceUse], workloads: Sequence[str], title: str, path: Path) -> Path:
+def figure(deviation: Mapping[str, AllowanceUse], workloads: Sequence[str], title: str) -> Figure:
     """One horizontal bar per workload: deviation / allowed of its worst counter, labelled."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -82,5 +85,4 @@ def write_plot(deviation: Mapping[str, AllowanceUse], workloads: Sequence[str], 
     ax.set_xlabel("allowance used by the worst counter (|value - baseline| / allowed; 1 = the tolerance)")
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, bbox_inches="tight")
-    return path
+    return fig

@@ -1,13 +1,11 @@
-"""A validation's result and how it is shown: rich tables, Markdown for a CPython issue, JSON, and a
-PNG of how much of its allowance each workload used (validate/plot.py)."""
+"""A validation's result and how it is shown: rich tables, and as a report (:func:`to_report`): Markdown
+for a CPython issue, JSON, and a PNG of how much of its allowance each workload used (validate/plot.py)."""
 
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from rich.console import Group
@@ -24,9 +22,9 @@ from pystats_harness.errors import (
     ValidationFailed,
     ValidationPartial,
 )
-from pystats_harness.infra.fs import write_text_atomic
+from pystats_harness.reports import Format, Report
 from pystats_harness.validate.baseline import AllowanceUse
-from pystats_harness.validate.plot import write_plot
+from pystats_harness.validate.plot import figure
 
 
 class Step(enum.StrEnum):
@@ -235,14 +233,12 @@ def to_markdown(report: ValidationReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_all(report: ValidationReport, out_dir: Path) -> dict[str, Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "json": out_dir / "validation.json",
-        "markdown": out_dir / "validation.md",
-        "plot": out_dir / "deviation.png",
-    }
-    write_text_atomic(paths["json"], json.dumps(report.to_dict(), indent=1, default=str) + "\n")
-    write_text_atomic(paths["markdown"], to_markdown(report))
-    write_plot(report.deviation, list(report.metadata["workloads"]), _title(report), paths["plot"])
-    return paths
+def to_report(report: ValidationReport) -> Report:
+    """validation.json, validation.md and deviation.png."""
+    workloads = list(report.metadata["workloads"])
+    return Report(
+        files={Format.JSON: "validation.json", Format.MARKDOWN: "validation.md", Format.PNG: "deviation.png"},
+        data=report.to_dict(),
+        markdown=to_markdown(report),
+        figure=lambda: figure(report.deviation, workloads, _title(report)),
+    )

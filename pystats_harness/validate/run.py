@@ -17,6 +17,7 @@ from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import check_output_dir
 from pystats_harness.measure.suiteconfig import load_suite
 from pystats_harness.paths import run_folder
+from pystats_harness.reports import Format, write_report
 from pystats_harness.validate import report as validate_report
 from pystats_harness.validate.driver import choose_workloads, count_jobs
 from pystats_harness.validate.report import ValidationReport
@@ -63,7 +64,7 @@ class ValidateRequest:
 @dataclass(frozen=True)
 class ValidateRun:
     report: ValidationReport
-    files: dict[str, Path]  # json, markdown, plot
+    files: dict[Format, Path]  # json, markdown, png
     where: str  # "" on this machine; else the worker, whether it built, how long each part took
 
 
@@ -82,7 +83,7 @@ def run_validate(ctx: Context, request: ValidateRequest, tick: Tick) -> Validate
         how = "built there" if result.built else "a build-cache hit there"
         took = " + ".join(f"{k} {v:.0f} s" for k, v in result.seconds.items())
         where = f"validated on {result.worker} ({how}; {took})"
-    return ValidateRun(report, validate_report.write_all(report, request.out), where)
+    return ValidateRun(report, write_report(validate_report.to_report(report), request.out), where)
 
 
 def run_baseline(ctx: Context, request: ValidateRequest, tick: Tick) -> list[Path]:

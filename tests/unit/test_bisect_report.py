@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from pystats_harness.bisect.judge import Judge
-from pystats_harness.bisect.plot import write_plot
+from pystats_harness.bisect.plot import figure
 from pystats_harness.bisect.report import (
     BisectReport,
     CommitInfo,
@@ -21,6 +21,7 @@ from pystats_harness.bisect.report import (
 from pystats_harness.bisect.search import bisect
 from pystats_harness.errors import ConfigError
 from pystats_harness.measure.outcome import Failure, Outcome
+from pystats_harness.reports import Format, Report, write_report
 
 METRIC = "opcode.LOAD_ATTR.specialization.hit / opcode.LOAD_ATTR.execution_count"
 
@@ -88,22 +89,15 @@ def test_markdown_and_rich_table() -> None:
 
 def test_png_plot_is_written(tmp_path: Path) -> None:
     for name, values in (("exact", EXACT), ("ambiguous", AMBIGUOUS), ("long", [1.0] * 40 + [2.0] * 60)):
-        path = write_plot(make_report(values), tmp_path / "plots" / f"{name}.png")
-        data = path.read_bytes()
+        report = make_report(values)
+        files = write_report(Report({Format.PNG: f"{name}.png"}, figure=lambda r=report: figure(r)), tmp_path / "plots")
+        data = files[Format.PNG].read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5000
 
 
-def test_png_ticks_label_tested_commits_apart_and_the_whole_metric(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from matplotlib.figure import Figure
-
-    saved: list[Figure] = []
-    original = Figure.savefig
-    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (saved.append(self), original(self, *a, **k)))
+def test_png_ticks_label_tested_commits_apart_and_the_whole_metric() -> None:
     report = make_report([0.9] * 17 + [0.4] * 15)  # 15, 16, 17 tested: too close to label all three
-    write_plot(report, tmp_path / "bisect.png")
-    (ax,) = saved[0].axes
+    (ax,) = figure(report).axes
     ticks = [int(t) for t in ax.get_xticks()]
     tested = sorted(t.index for t in report.result.tested)
     assert set(ticks) < set(tested) and ticks[0] == 0 and ticks[-1] == 31

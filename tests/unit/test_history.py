@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from pystats_harness.config import load_settings
 from pystats_harness.dispatch.units import Attempt
 from pystats_harness.errors import ConfigError
 from pystats_harness.history.driver import HistoryRun, _series
-from pystats_harness.history.report import to_dict, to_markdown, write_plot
+from pystats_harness.history.report import figure, to_dict, to_markdown
 from pystats_harness.history.select import change_points, choose_benchmarks, pick
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
@@ -180,33 +179,14 @@ def test_wrapped_names_break_after_dots_and_keep_every_character() -> None:
     assert wrap_name("short", 34) == "short"
 
 
-def _figure_of(monkeypatch: pytest.MonkeyPatch, draw: Callable[[], object]) -> Any:
-    """The matplotlib Figure a write_plot saves."""
-    from matplotlib.figure import Figure
-
-    saved = []
-    original = Figure.savefig
-
-    def keep(self: Figure, *args: Any, **kwargs: Any) -> None:
-        saved.append(self)
-        original(self, *args, **kwargs)
-
-    monkeypatch.setattr(Figure, "savefig", keep)
-    draw()
-    (fig,) = saved
-    return fig
-
-
-def test_history_png_ticks_are_commits_labelled_by_sha_and_date(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_history_png_ticks_are_commits_labelled_by_sha_and_date() -> None:
     path = [_rec(i, 0.0).commit for i in range(3)]
     rows = [(_rec(i, 0.5 + i),) for i in range(3)]
     works, metrics = [Workload("nbody", "nbody", 3, "id")], [parse_metric(LONG_METRIC)]
     series = _series(metrics, works)
     values = {series[0].name: [0.5, 1.5, 2.5]}
     run = HistoryRun(path, [0, 1, 2], metrics, rows, series, values, [], works, 0.05, 1, 3, 3, 1.0)
-    fig = _figure_of(monkeypatch, lambda: write_plot(run, tmp_path / "history.png"))
+    fig = figure(run)
     (ax,) = fig.axes
     assert list(ax.get_xticks()) == [0, 1, 2]  # whole commits, not 0.25, 0.5 ...
     labels = [t.get_text() for t in ax.get_xticklabels()]
@@ -216,7 +196,7 @@ def test_history_png_ticks_are_commits_labelled_by_sha_and_date(
     assert all(len(line) <= 34 for line in ylabel.splitlines())
 
 
-def test_a_repaired_commit_is_a_point_of_its_own_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_repaired_commit_is_a_point_of_its_own_kind() -> None:
     from dataclasses import replace
 
     repaired = "repaired with upstream 23e4f80ce2 (Python/gc.c)"
@@ -227,7 +207,7 @@ def test_a_repaired_commit_is_a_point_of_its_own_kind(tmp_path: Path, monkeypatc
     run = HistoryRun(path, [0, 1, 2], metrics, rows, series, {"x": [1.0, 1.0, 1.0]}, [], works, 0.05, 1, 3, 0, 1.0)
     assert [c["upstream"] for c in to_dict(run)["commits"]] == ["", repaired, ""]
     assert f"commit 1 [{repaired}]" in to_markdown(run)
-    fig = _figure_of(monkeypatch, lambda: write_plot(run, tmp_path / "history.png"))
+    fig = figure(run)
     (ax,) = fig.axes
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["nbody", "nbody: repaired build"]

@@ -30,17 +30,18 @@ LAYERS = {
     "resources": 0,
     "paths": 0,
     "infra": 1,
-    "stats": 2,
+    "reports": 2,
     "cluster": 2,
-    "builder": 3,
-    "dispatch": 4,
-    "pyperformance": 4,
-    "measure": 5,
-    "validate": 6,
-    "collect": 6,
-    "bisect": 6,
-    "history": 6,
-    "cli": 7,
+    "stats": 3,
+    "builder": 4,
+    "dispatch": 5,
+    "pyperformance": 5,
+    "measure": 6,
+    "validate": 7,
+    "collect": 7,
+    "bisect": 7,
+    "history": 7,
+    "cli": 8,
 }
 CAPABILITIES = ("validate", "collect", "bisect", "history")
 MAX_MODULE_LINES = 300
@@ -263,4 +264,27 @@ def test_capabilities_know_the_dispatcher_not_the_cluster() -> None:
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Attribute) and node.attr == "cluster"
     ]
+    assert wrong == []
+
+
+def test_reports_are_written_in_one_place() -> None:
+    """A figure is saved by reports/as_png.py alone, and the modules that show a capability's result
+    (report, outputs, plot, heatmap) build :class:`~pystats_harness.reports.Report` values: none of them
+    writes a file itself (``check_output_dir``, which writes nothing that stays, excepted)."""
+    shows = ("report.py", "outputs.py", "plot.py", "heatmap.py")
+    wrong = []
+    for path in modules():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+            called = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else ""
+            if called == "savefig" and path.relative_to(PACKAGE).as_posix() != "reports/as_png.py":
+                wrong.append(f"{where}: .savefig()")
+            if path.name in shows and layer(module_name(path)) != "reports":
+                if isinstance(node, ast.ImportFrom) and node.module == "pystats_harness.infra.fs":
+                    names = [a.name for a in node.names]
+                    if names != ["check_output_dir"]:
+                        wrong.append(f"{where}: imports {names} from infra.fs")
+                if called in ("write_text", "write_bytes", "savefig"):
+                    wrong.append(f"{where}: .{called}()")
     assert wrong == []

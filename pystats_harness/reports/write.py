@@ -1,0 +1,38 @@
+"""Writing reports: each file whole or not at all (a reader sees the old file or the new one), the
+formats rendered by their modules (``RENDERERS``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from pystats_harness.infra.fs import write_bytes_atomic
+from pystats_harness.reports import as_json, as_markdown, as_png
+from pystats_harness.reports.report import Format, Report
+
+RENDERERS: Mapping[Format, Callable[[Report], bytes | None]] = {
+    Format.JSON: as_json.render,
+    Format.MARKDOWN: as_markdown.render,
+    Format.PNG: as_png.render,
+}
+
+
+def write_files(report: Report, where: Mapping[Format, Path | str | None]) -> dict[Format, Path]:
+    """The formats asked for, each at its own path (None: not asked; parent folders are made); what
+    was written. A format with nothing to show (no figure to draw) is left out."""
+    written = {}
+    for fmt, path in where.items():
+        if path is None:
+            continue
+        data = RENDERERS[fmt](report)
+        if data is None:
+            continue
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        written[fmt] = write_bytes_atomic(target, data)
+    return written
+
+
+def write_report(report: Report, folder: Path) -> dict[Format, Path]:
+    """Every file of the report into ``folder`` (made if missing), under the report's own names."""
+    return write_files(report, {fmt: folder / name for fmt, name in report.files.items()})
