@@ -1,7 +1,8 @@
 """What makes a function an invoke task of the harness: its options declared once, with their help, in
-the decorator above it (``@harness_task(help={...})``), its settings read from invoke's ``pystats``
-config (invoke.yaml, INVOKE_PYSTATS_*), and every harness error turned into one line on stderr and its
-exit code (SIGTERM is Ctrl-C: exit 130, nothing left behind)."""
+the decorator above it (``@harness_task(help={...})``), its short flags from the one vocabulary
+(``SHORT_FLAGS``), its settings read from invoke's ``pystats`` config (invoke.yaml, INVOKE_PYSTATS_*),
+and every harness error turned into one line on stderr and its exit code (SIGTERM is Ctrl-C: exit 130,
+nothing left behind)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,43 @@ from collections.abc import Callable
 from typing import Any
 
 from invoke import Context as InvokeContext
-from invoke import Exit, task
+from invoke import Exit, Task, task
 
 from pystats_harness.cli.common import context, error_exit
 from pystats_harness.infra.context import Context
+
+#: The option vocabulary: an option that has a letter has the same letter, and the letter the same
+#: meaning, in every task (``invoke --help TASK``). Options without one are spelled out: a letter invoke
+#: picked from the name's first free character meant --out in one task and --processes in another.
+SHORT_FLAGS = {
+    "rev": "r",
+    "patches": "p",
+    "config": "c",
+    "out": "o",
+    "jobs": "j",
+    "loops": "l",
+    "workload": "w",
+    "workloads": "w",
+    "benchmarks": "b",
+    "metric": "m",
+    "threshold": "t",
+    "direction": "d",
+    "dry-run": "n",
+    "strict": "s",
+    "verbose": "v",
+    "keep": "k",
+}
+
+
+class HarnessTask(Task):
+    """A task whose short flags come from ``SHORT_FLAGS``, not from the first free letter of a name."""
+
+    def arg_opts(self, name: str, default: str, taken_names: set[str]) -> dict[str, Any]:
+        opts: dict[str, Any] = super().arg_opts(name, default, taken_names)
+        letter = SHORT_FLAGS.get(opts["names"][0])
+        if letter is not None and letter not in taken_names:
+            opts["names"].append(letter)
+        return opts
 
 
 def settings_of(c: InvokeContext, *, verbose: bool = False, repairs: str | None = None) -> Context:
@@ -47,7 +81,8 @@ def harness_task(*, help: dict[str, str], name: str | None = None, **options: An
     """``@task`` for the harness: ``help`` names every option of the function below it, once."""
 
     def decorate(fn: Callable[..., Any]) -> Any:
-        return task(name=name or fn.__name__.removesuffix("_task").replace("_", "-"), help=help, **options)(mapped(fn))
+        named = name or fn.__name__.removesuffix("_task").replace("_", "-")
+        return task(name=named, help=help, klass=HarnessTask, auto_shortflags=False, **options)(mapped(fn))
 
     return decorate
 

@@ -218,3 +218,23 @@ def test_the_docs_list_every_option_of_every_task() -> None:
         for param in task["params"]:
             flag = param.strip("_").replace("_", "-")
             assert re.search(rf"--(\[no-\])?{flag}\b", text), f"docs/index.md: invoke {name} --{flag} is missing"
+
+
+def test_one_letter_one_option_in_every_task() -> None:
+    """A short flag means one option across all tasks, and an option of the vocabulary (``SHORT_FLAGS``)
+    has its letter wherever a task has it; no other option gets a letter of its own."""
+    import copy
+
+    from pystats_harness.cli.collection import ns
+    from pystats_harness.cli.shell import SHORT_FLAGS
+
+    meaning: dict[str, set[str]] = {}
+    for name, task in copy.deepcopy(ns).tasks.items():
+        for argument in task.get_arguments():
+            long = next(n for n in argument.names if len(n) > 1)
+            short = [n for n in argument.names if len(n) == 1]
+            assert short == ([SHORT_FLAGS[long]] if long in SHORT_FLAGS else []), (name, long, short)
+            for letter in short:
+                meaning.setdefault(letter, set()).add(long.removesuffix("s"))  # --workload(s): one meaning
+    assert {letter: longs for letter, longs in meaning.items() if len(longs) > 1} == {}
+    assert meaning["o"] == {"out"} and meaning["r"] == {"rev"} and meaning["n"] == {"dry-run"}
