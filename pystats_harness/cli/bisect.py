@@ -133,13 +133,13 @@ def bisect(
     direction: str | None = None,
     loops: Any = None,
     out: str | Path | None = None,
-    jobs: Any = None,
+    make_jobs: Any = None,
     config: ConfigName = DEFAULT,
     confirm: bool = True,
 ) -> int:
     """`invoke bisect`: 0 when the search finished (exact commit or a range around unbuildable ones)."""
-    if jobs not in (None, ""):
-        ctx = ctx.with_settings(ctx.settings.with_overrides(jobs=number("jobs", jobs, int)))
+    if make_jobs not in (None, ""):
+        ctx = ctx.with_settings(ctx.settings.with_overrides(jobs=number("make-jobs", make_jobs, int)))
     request = BisectRequest.parse(
         ctx,
         good=good,
@@ -192,12 +192,13 @@ def bisect(
         "direction": "up: bad means above the threshold; down: below (default: from good vs bad)",
         "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 10 for a script)",
         "out": "directory for report.json, report.md, plot.png (default: <cache_dir>/bisect/<time>-<workload>)",
-        "jobs": "make -j for the builds (default: setting pystats.jobs)",
+        "make_jobs": "make -j for the builds (default: setting pystats.jobs)",
         "config": CONFIG_HELP + "; every commit is built in it (a commit that cannot build it is skipped)",
         "confirm": "after an exact search, re-measure the first bad commit and its parent 3 times each (fresh, "
         "no result cache) and measure the bad end with the culprit reverted: confirmed, repeated or not "
         "confirmed (default; --no-confirm skips it)",
-    }
+    },
+    renamed={"jobs": "make_jobs"},
 )
 def bisect_task(
     c: InvokeContext,
@@ -209,7 +210,7 @@ def bisect_task(
     direction: str | None = None,
     loops: str | None = None,
     out: str | None = None,
-    jobs: str | None = None,
+    make_jobs: str | None = None,
     config: str | None = None,
     repairs: str | None = None,
     confirm: bool = True,
@@ -226,7 +227,7 @@ def bisect_task(
         direction=direction,
         loops=loops,
         out=out,
-        jobs=jobs,
+        make_jobs=make_jobs,
         config=configuration(ctx, config),
         confirm=confirm,
     )

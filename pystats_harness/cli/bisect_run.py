@@ -25,7 +25,7 @@ from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_BAD, EXIT_GOOD, EX
 from pystats_harness.bisect.judge import Direction, Judge, parse_direction
 from pystats_harness.cli.bisect import RichProgress
 from pystats_harness.cli.common import configuration, number, resolve
-from pystats_harness.cli.shell import settings_of
+from pystats_harness.cli.shell import HarnessTask, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError, HarnessError, RevisionNotFound
 from pystats_harness.infra import proc
@@ -101,8 +101,10 @@ def bisect_run(
     return code
 
 
-@task(
+@task(  # not harness_task: every error is git bisect's 128 here; the option letters are the vocabulary's
     name="bisect-run",
+    klass=HarnessTask,
+    auto_shortflags=False,
     help={
         "workload": "suite workload, pyperformance:NAME, or path to a .py script defining run(loops)",
         "metric": "counter name or arithmetic over counter names (as for invoke bisect)",

@@ -7,14 +7,17 @@ nothing left behind)."""
 from __future__ import annotations
 
 import functools
+import inspect
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from invoke import Context as InvokeContext
 from invoke import Exit, Task, task
 
 from pystats_harness.cli.common import context, error_exit
+from pystats_harness.console import Reporter
+from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
 
 #: The option vocabulary: an option that has a letter has the same letter, and the letter the same
@@ -41,11 +44,14 @@ SHORT_FLAGS = {
 
 
 class HarnessTask(Task):
-    """A task whose short flags come from ``SHORT_FLAGS``, not from the first free letter of a name."""
+    """A task whose short flags come from ``SHORT_FLAGS``, not from the first free letter of a name; an
+    option's old name (``renamed``) has none."""
+
+    renamed: Mapping[str, str] = {}
 
     def arg_opts(self, name: str, default: str, taken_names: set[str]) -> dict[str, Any]:
         opts: dict[str, Any] = super().arg_opts(name, default, taken_names)
-        letter = SHORT_FLAGS.get(opts["names"][0])
+        letter = None if name in self.renamed else SHORT_FLAGS.get(opts["names"][0])
         if letter is not None and letter not in taken_names:
             opts["names"].append(letter)
         return opts
@@ -77,12 +83,46 @@ def mapped(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def harness_task(*, help: dict[str, str], name: str | None = None, **options: Any) -> Callable[..., Any]:
-    """``@task`` for the harness: ``help`` names every option of the function below it, once."""
+def flag(name: str) -> str:
+    return "--" + name.strip("_").replace("_", "-")
+
+
+def old_names(fn: Callable[..., Any], renamed: Mapping[str, str]) -> Callable[..., Any]:
+    """``fn`` that also takes each option's old name (``renamed``: old -> new): the old name given, it is
+    the new one, with a warning; both given, the task is refused (exit 2) before any work."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for old, new in renamed.items():
+            value = kwargs.pop(old, None)
+            if value is None:
+                continue
+            if kwargs.get(new) is not None:
+                raise ConfigError(f"{flag(old)} is the old name of {flag(new)}: give {flag(new)} only")
+            Reporter().warn(f"{flag(old)} is now {flag(new)}; the old name still works, for now")
+            kwargs[new] = value
+        return fn(*args, **kwargs)
+
+    signature = inspect.signature(fn)
+    olds = [inspect.Parameter(old, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None) for old in renamed]
+    wrapper.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *olds])  # type: ignore[attr-defined]
+    return wrapper
+
+
+def harness_task(
+    *, help: dict[str, str], name: str | None = None, renamed: Mapping[str, str] | None = None, **options: Any
+) -> Callable[..., Any]:
+    """``@task`` for the harness: ``help`` names every option of the function below it, once;
+    ``renamed`` (old name -> new name) keeps the old names of renamed options working, with a warning."""
+    renamed = dict(renamed or {})
+    olds = {old: f"old name of {flag(new)} (same meaning; warns)" for old, new in renamed.items()}
 
     def decorate(fn: Callable[..., Any]) -> Any:
         named = name or fn.__name__.removesuffix("_task").replace("_", "-")
-        return task(name=named, help=help, klass=HarnessTask, auto_shortflags=False, **options)(mapped(fn))
+        body = mapped(old_names(fn, renamed) if renamed else fn)
+        made = task(name=named, help={**help, **olds}, klass=HarnessTask, auto_shortflags=False, **options)(body)
+        made.renamed = renamed
+        return made
 
     return decorate
 

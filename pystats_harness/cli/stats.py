@@ -160,10 +160,11 @@ def stats_task(
         "plot": "two collect outputs: write a heatmap PNG (benchmarks x families, change of hit ratio) here",
         "json": "write the comparison as JSON here",
         "markdown": "write a Markdown table (pasteable into a CPython issue) here",
-        "threshold": "hide counters whose relative change is below this fraction (e.g. 0.05); for two collect outputs: flag ratio moves and relative count changes of at least this (default 0.10 and 0.25)",
+        "min_change": "hide counters whose relative change is below this fraction (e.g. 0.05); for two collect outputs: flag ratio moves and relative count changes of at least this (default 0.10 and 0.25)",
         "family": "compare family totals (base + specialized forms) instead of single opcodes",
         "limit": "rows to show (default 50)",
-    }
+    },
+    renamed={"threshold": "min_change"},
 )
 def compare_task(
     c: InvokeContext,
@@ -171,7 +172,7 @@ def compare_task(
     head: str,
     json: str | None = None,
     markdown: str | None = None,
-    threshold: float = 0.0,
+    min_change: str | None = None,
     family: bool = False,
     limit: int = 50,
     plot: str | None = None,
@@ -183,7 +184,7 @@ def compare_task(
         Path(head),
         json_out=json,
         markdown_out=markdown,
-        threshold=number("threshold", threshold) or 0.0,
+        threshold=number("min-change", min_change) or 0.0,
         family=family,
         limit=int(limit),
         plot=plot,

@@ -233,8 +233,28 @@ def test_one_letter_one_option_in_every_task() -> None:
         for argument in task.get_arguments():
             long = next(n for n in argument.names if len(n) > 1)
             short = [n for n in argument.names if len(n) == 1]
-            assert short == ([SHORT_FLAGS[long]] if long in SHORT_FLAGS else []), (name, long, short)
+            lettered = long in SHORT_FLAGS and argument.name not in getattr(task, "renamed", {})  # an old name has none
+            assert short == ([SHORT_FLAGS[long]] if lettered else []), (name, long, short)
             for letter in short:
                 meaning.setdefault(letter, set()).add(long.removesuffix("s"))  # --workload(s): one meaning
     assert {letter: longs for letter, longs in meaning.items() if len(longs) > 1} == {}
     assert meaning["o"] == {"out"} and meaning["r"] == {"rev"} and meaning["n"] == {"dry-run"}
+
+
+def test_an_old_option_name_still_works_with_a_warning(tmp_path: Path) -> None:
+    """compare's and history's --threshold is now --min-change, bisect's --jobs --make-jobs: the old name
+    means the new one (a warning says so); both at once are refused in one line, exit 2."""
+    missing = [str(tmp_path / "base.json"), str(tmp_path / "head.json")]
+    old = _invoke(tmp_path, "compare", "--base", missing[0], "--head", missing[1], "--threshold", "0.1")
+    lines = old.stderr.strip().splitlines()
+    assert lines[0] == "warning: --threshold is now --min-change; the old name still works, for now", lines
+    assert old.returncode == 2 and "does not exist" in lines[1]  # then it goes on, as --min-change would
+    both = _invoke(tmp_path, "history", "--threshold", "0.1", "--min-change", "0.2", "--from", "a", "--to", "b")
+    assert both.returncode == 2
+    assert both.stderr.strip().splitlines() == [
+        "error: --threshold is the old name of --min-change: give --min-change only"
+    ]
+    assert (
+        "| `--jobs=STRING` | old name of --make-jobs (same meaning; warns) |"
+        in (ROOT / "docs" / "index.md").read_text()
+    )

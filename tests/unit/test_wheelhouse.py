@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.pyperformance import sitedriver
 from pystats_harness.pyperformance import package_index as fetch
+from pystats_harness.pyperformance import sitedriver
 from pystats_harness.pyperformance.errors import WheelMissing
 from pystats_harness.pyperformance.sites import SiteSkipped, driver_plan
 from pystats_harness.pyperformance.wheelhouse import (
