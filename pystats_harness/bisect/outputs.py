@@ -11,9 +11,7 @@ from pystats_harness.bisect.driver import BisectRequest, BisectRun, Progress, ru
 from pystats_harness.bisect.plot import figure
 from pystats_harness.bisect.report import to_markdown
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import check_output_dir
-from pystats_harness.paths import run_folder
-from pystats_harness.reports import Format, Report, write_report
+from pystats_harness.reports import Format, Report, output_folder, write_report
 
 
 def bisect_into(
@@ -23,7 +21,7 @@ def bisect_into(
     directory that cannot be written is refused first (exit 32)."""
     workload = request.workload.name
     stem = Path(workload).stem if workload.endswith(".py") else workload
-    folder = check_output_dir(out or run_folder(ctx.settings.paths.bisect_reports, stem, request.config))
+    folder = output_folder(out, ctx.settings.paths.bisect_reports, stem, request.config)
     run = run_bisect(ctx, request, progress)
     return run, write_report(to_report(run), folder)
 

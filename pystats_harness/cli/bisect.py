@@ -27,6 +27,7 @@ from pystats_harness.builder.configurations import DEFAULT, ConfigName
 from pystats_harness.cli.common import CONFIG_HELP, REPAIRS_HELP, configuration, number
 from pystats_harness.cli.shell import exit_with, harness_task, settings_of
 from pystats_harness.console import Reporter, stdout_console
+from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.measurer import Measured
@@ -139,7 +140,9 @@ def bisect(
 ) -> int:
     """`invoke bisect`: 0 when the search finished (exact commit or a range around unbuildable ones)."""
     if make_jobs not in (None, ""):
-        ctx = ctx.with_settings(ctx.settings.with_overrides(jobs=number("make-jobs", make_jobs, int)))
+        if (jobs := number("make-jobs", make_jobs, int)) < 0:
+            raise ConfigError(f"--make-jobs {jobs} is negative; use 0 for one job per core")
+        ctx = ctx.with_settings(ctx.settings.with_overrides(jobs=jobs))
     request = BisectRequest.parse(
         ctx,
         good=good,

@@ -104,7 +104,6 @@ def bisect_run(
 @task(  # not harness_task: every error is git bisect's 128 here; the option letters are the vocabulary's
     name="bisect-run",
     klass=HarnessTask,
-    auto_shortflags=False,
     help={
         "workload": "suite workload, pyperformance:NAME, or path to a .py script defining run(loops)",
         "metric": "counter name or arithmetic over counter names (as for invoke bisect)",

@@ -47,7 +47,9 @@ class HarnessTask(Task):
     """A task whose short flags come from ``SHORT_FLAGS``, not from the first free letter of a name; an
     option's old name (``renamed``) has none."""
 
-    renamed: Mapping[str, str] = {}
+    def __init__(self, body: Callable[..., Any], *, renamed: Mapping[str, str] | None = None, **options: Any) -> None:
+        super().__init__(body, auto_shortflags=False, **options)
+        self.renamed = dict(renamed or {})
 
     def arg_opts(self, name: str, default: str, taken_names: set[str]) -> dict[str, Any]:
         opts: dict[str, Any] = super().arg_opts(name, default, taken_names)
@@ -120,9 +122,7 @@ def harness_task(
     def decorate(fn: Callable[..., Any]) -> Any:
         named = name or fn.__name__.removesuffix("_task").replace("_", "-")
         body = mapped(old_names(fn, renamed) if renamed else fn)
-        made = task(name=named, help={**help, **olds}, klass=HarnessTask, auto_shortflags=False, **options)(body)
-        made.renamed = renamed
-        return made
+        return task(name=named, help={**help, **olds}, klass=HarnessTask, renamed=renamed, **options)(body)
 
     return decorate
 

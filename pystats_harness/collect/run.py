@@ -23,10 +23,9 @@ from pystats_harness.collect.work import CollectResult, CollectWork, chunk, writ
 from pystats_harness.dispatch.dispatcher import open_dispatcher
 from pystats_harness.dispatch.units import Unit
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import check_output_dir
-from pystats_harness.paths import run_folder
 from pystats_harness.pyperformance.benchmarks import Suite, read_suite, select
 from pystats_harness.pyperformance.sites import benchmark_data_dir
+from pystats_harness.reports import output_folder
 
 
 @dataclass(frozen=True)
@@ -62,12 +61,9 @@ class CollectRequest:
             loops_file.check_covers(fixed, [b.name for b in chosen], Path(loops))
         driver.check_request(chosen, jobs, processes, Path(out).resolve() if out else None)
         recipe = Recipe.resolve(ctx, rev, patches, config)
-        out_dir = (
-            Path(out).resolve()
-            if out
-            else run_folder(ctx.settings.paths.collect_outputs, recipe.commit.rev, recipe.config)
-        )
-        return cls(recipe, suite, driver.Request(chosen, jobs, processes, fixed, check_output_dir(out_dir), manual))
+        area = ctx.settings.paths.collect_outputs
+        out_dir = output_folder(Path(out).resolve() if out else None, area, recipe.commit.rev, recipe.config)
+        return cls(recipe, suite, driver.Request(chosen, jobs, processes, fixed, out_dir, manual))
 
 
 class Watch:

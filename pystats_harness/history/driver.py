@@ -58,7 +58,7 @@ class HistoryRun:
 
     @property
     def label(self) -> str:
-        return ",".join(short_label(w) for w in self.workloads)
+        return labelled(self.workloads)
 
     def failure(self, pos: int) -> str | None:
         """Why a commit has no value (the first workload that failed there), or None."""
@@ -109,6 +109,11 @@ def history_workloads(ctx: Context, workload: str | None, benchmarks: str | None
 def short_label(workload: Workload) -> str:
     """A workload as tables name it: ``nbody`` for pyperformance:nbody (a history's benchmarks)."""
     return workload.label.removeprefix(PYPERFORMANCE)
+
+
+def labelled(workloads: Sequence[Workload]) -> str:
+    """The workloads as a history's title names them: ``nbody,richards``."""
+    return ",".join(short_label(w) for w in workloads)
 
 
 def _series(metrics: Sequence[Metric], workloads: Sequence[Workload]) -> list[Series]:

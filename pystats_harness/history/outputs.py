@@ -5,23 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pystats_harness.history.driver import HistoryRequest, HistoryRun, run_history
+from pystats_harness.history.driver import HistoryRequest, HistoryRun, labelled, run_history
 from pystats_harness.history.report import figure, to_dict, to_markdown
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import check_output_dir
-from pystats_harness.paths import run_folder
-from pystats_harness.reports import Format, Report, write_report
+from pystats_harness.reports import Format, Report, output_folder, write_report
 
 
 def history_into(ctx: Context, request: HistoryRequest, out: Path | None) -> tuple[HistoryRun, dict[Format, Path]]:
     """The history, then its files (in ``out``, or a new run folder named after what it measured); an
     output directory that cannot be written is refused first (exit 32)."""
-    check_output_dir(out or ctx.settings.paths.history_reports)
+    label = labelled(request.workloads).replace(",", "+")[:60]
+    folder = output_folder(out, ctx.settings.paths.history_reports, label, request.config)
     run = run_history(ctx, request)
-    label = run.label.replace(",", "+")[:60]
-    return run, write_report(
-        to_report(run), out or run_folder(ctx.settings.paths.history_reports, label, request.config)
-    )
+    return run, write_report(to_report(run), folder)
 
 
 def to_report(run: HistoryRun) -> Report:

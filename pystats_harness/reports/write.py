@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from pystats_harness.infra.fs import write_bytes_atomic
+from pystats_harness.infra.fs import check_output_dir, write_bytes_atomic
+from pystats_harness.paths import run_folder
 from pystats_harness.reports import as_json, as_markdown, as_png
 from pystats_harness.reports.report import Format, Report
 
@@ -36,3 +37,9 @@ def write_files(report: Report, where: Mapping[Format, Path | str | None]) -> di
 def write_report(report: Report, folder: Path) -> dict[Format, Path]:
     """Every file of the report into ``folder`` (made if missing), under the report's own names."""
     return write_files(report, {fmt: folder / name for fmt, name in report.files.items()})
+
+
+def output_folder(out: Path | None, area: Path, label: str, config: str) -> Path:
+    """Where a run writes its report: ``out``, or a new run folder of ``area`` named by
+    :func:`~pystats_harness.paths.run_folder`; refused (OutputNotWritable, exit 32) unless it can be written."""
+    return check_output_dir(out or run_folder(area, label, config))

@@ -4,7 +4,6 @@ written where they are asked to (``--json``, ``--markdown``, ``--summarize-json`
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from pystats_harness.reports import Format, Report, write_files
@@ -35,7 +34,7 @@ def write_collection(
     if json_out or markdown_out:
         write_files(collection_report(collection, collection), {Format.JSON: json_out, Format.MARKDOWN: markdown_out})
     if summarize_json_out and export is not None:
-        write_files(Report({Format.JSON: "summarize.json"}, export), {Format.JSON: Path(summarize_json_out)})
+        write_files(Report({Format.JSON: "summarize.json"}, export), {Format.JSON: summarize_json_out})
 
 
 def write_comparison(

@@ -14,10 +14,8 @@ from pystats_harness.dispatch.dispatcher import open_dispatcher, this_machine
 from pystats_harness.dispatch.units import Unit
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.fs import check_output_dir
 from pystats_harness.measure.suiteconfig import load_suite
-from pystats_harness.paths import run_folder
-from pystats_harness.reports import Format, write_report
+from pystats_harness.reports import Format, output_folder, write_report
 from pystats_harness.validate import report as validate_report
 from pystats_harness.validate.driver import choose_workloads, count_jobs
 from pystats_harness.validate.report import ValidationReport
@@ -53,8 +51,10 @@ class ValidateRequest:
         if jobs < 1:
             raise ConfigError(f"--jobs must be at least 1 (got {jobs})")
         recipe = Recipe.resolve(ctx, rev, patches, config)
-        folder = Path(out) if out else run_folder(ctx.settings.paths.validate_reports, recipe.commit.rev, config)
-        return cls(recipe, chosen, jobs, check_output_dir(folder), leak)
+        folder = output_folder(
+            Path(out) if out else None, ctx.settings.paths.validate_reports, recipe.commit.rev, config
+        )
+        return cls(recipe, chosen, jobs, folder, leak)
 
     def suite_runs(self) -> int:
         """How many suite runs the validation makes (its progress total)."""

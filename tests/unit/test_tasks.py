@@ -258,3 +258,11 @@ def test_an_old_option_name_still_works_with_a_warning(tmp_path: Path) -> None:
         "| `--jobs=STRING` | old name of --make-jobs (same meaning; warns) |"
         in (ROOT / "docs" / "index.md").read_text()
     )
+
+
+def test_a_negative_make_jobs_is_refused_before_anything(tmp_path: Path) -> None:
+    out = _invoke(
+        tmp_path, "bisect", "--good", "a", "--bad", "b", "--workload", "nbody", "--metric", "x", "--make-jobs", "-1"
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == ["error: --make-jobs -1 is negative; use 0 for one job per core"]
