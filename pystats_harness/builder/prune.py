@@ -226,12 +226,17 @@ def _lanes(settings: Settings, kept: Sequence[EntryInfo]) -> int:
     return freed
 
 
-def prune(settings: Settings, policy: Policy, *, dry_run: bool = False) -> PruneResult:
-    """Remove what :func:`choose` picks, except entries another invocation uses."""
+def prune(
+    settings: Settings, policy: Policy, *, dry_run: bool = False, only: frozenset[str] | None = None
+) -> PruneResult:
+    """Remove what :func:`choose` picks, except entries another invocation uses; ``only``: of those, only
+    the builds with these keys (what a user was shown and confirmed, nothing chosen since)."""
     now = time.time()
     entries = inventory(settings)
     result = PruneResult()
     for e in choose(entries, policy, now):
+        if only is not None and e.key not in only:
+            continue
         if dry_run:
             result.removed.append(e)
             result.freed += e.size

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 from invoke import Context as InvokeContext
 from rich.markup import escape
+from rich.prompt import Confirm
 from rich.table import Table
 
 from pystats_harness.builder import integrity, prune
@@ -88,8 +90,26 @@ def verify(ctx: Context) -> int:
     return damaged
 
 
-def run_prune(ctx: Context, policy: prune.Policy, *, dry_run: bool) -> None:
-    result = prune.prune(ctx.settings, policy, dry_run=dry_run)
+def confirmed(planned: prune.PruneResult, *, yes: bool) -> frozenset[str]:
+    """The keys of the builds a prune may remove: the least recently used one alone needs no word; more
+    need ``--yes`` or a "y" at a terminal (half or invalid entries go unasked). Refused (exit 2, nothing removed) without either."""
+    keys = frozenset(e.key for e in planned.removed)
+    sound = [e for e in planned.removed if e.state is prune.State.OK]  # a half or invalid entry goes unasked
+    if len(sound) <= 1 or yes:
+        return keys
+    what = f"remove {len(sound)} builds ({prune.human(sum(e.size for e in sound))}): " + ", ".join(
+        e.revision for e in sound
+    )
+    if not sys.stdin.isatty():
+        raise ConfigError(f"prune would {what}; give --yes to remove them, or --dry-run to look first")
+    if not Confirm.ask(f"{escape(what)}?", default=False, console=stdout_console()):
+        raise ConfigError("prune not confirmed; nothing was removed")
+    return keys
+
+
+def run_prune(ctx: Context, policy: prune.Policy, *, dry_run: bool, yes: bool = False) -> None:
+    planned = prune.prune(ctx.settings, policy, dry_run=True)
+    result = planned if dry_run else prune.prune(ctx.settings, policy, only=confirmed(planned, yes=yes))
     out = stdout_console()
     verb = "would remove" if dry_run else "removed"
     for e in result.removed:
@@ -101,7 +121,14 @@ def run_prune(ctx: Context, policy: prune.Policy, *, dry_run: bool) -> None:
 
 
 def cache(
-    ctx: Context, action: str, *, keep: int | None, max_size: str | None, older_than: float | None, dry_run: bool
+    ctx: Context,
+    action: str,
+    *,
+    keep: int | None,
+    max_size: str | None,
+    older_than: float | None,
+    dry_run: bool,
+    yes: bool = False,
 ) -> int:
     """Exit status: 0, or 1 when verify found damaged entries (they are marked invalid)."""
     if action not in ACTIONS:
@@ -112,7 +139,7 @@ def cache(
         return ExitCode.FAILURE if verify(ctx) else ExitCode.SUCCESS
     else:
         size = prune.parse_size(max_size) if max_size else None
-        run_prune(ctx, prune.Policy(keep=keep, max_size=size, older_than_days=older_than), dry_run=dry_run)
+        run_prune(ctx, prune.Policy(keep=keep, max_size=size, older_than_days=older_than), dry_run=dry_run, yes=yes)
     return ExitCode.SUCCESS
 
 
@@ -126,6 +153,8 @@ def cache(
         "max_size": "prune: remove least recently used builds until the rest fits, e.g. 20G",
         "older_than": "prune: remove builds not used for this many days",
         "dry_run": "prune: show what would be removed and remove nothing",
+        "yes": "prune: remove more than the least recently used build without asking (at a terminal it asks; "
+        "elsewhere it is refused without --yes, exit 2)",
     },
     positional=["action"],
 )
@@ -136,6 +165,7 @@ def cache_task(
     max_size: str | None = None,
     older_than: str | None = None,
     dry_run: bool = False,
+    yes: bool = False,
 ) -> None:
     """Show, verify or prune the build cache: invoke cache list|verify|prune [--keep N|--max-size S|--older-than D]."""
     code = cache(
@@ -145,5 +175,6 @@ def cache_task(
         max_size=max_size,
         older_than=number("older-than", older_than),
         dry_run=dry_run,
+        yes=yes,
     )
     exit_with(code)

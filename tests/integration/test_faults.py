@@ -161,6 +161,11 @@ def test_prune_keeps_what_is_used_and_says_what_it_freed(harness: Harness, flags
     on_scratch = Harness(scratch)
     listed = on_scratch.invoke("cache", "list")
     assert listed.returncode == 0 and "a" * 24 in listed.stdout and "b" * 24 in listed.stdout, listed.stdout
+    for refused in (("--keep", "-1"), ("--keep", "0")):  # a typo, then every build: neither removes anything
+        out = on_scratch.invoke("cache", "prune", *refused)
+        assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, (refused, out.stderr)
+        assert on_scratch.invoke("cache", "list").stdout == listed.stdout
+    assert "prune would remove 2 builds" in out.stderr and "--yes" in out.stderr, out.stderr
     pruned = on_scratch.invoke("cache", "prune", "--older-than", "3")
     assert pruned.returncode == 0, pruned.stderr
     assert f"removed {'a' * 24}" in pruned.stdout and "removed 1 build(s)" in pruned.stdout, pruned.stdout

@@ -189,3 +189,30 @@ def test_a_second_build_of_the_same_key_waits_and_says_whose(tmp_path: Path) -> 
     assert told[0].what == "build of v3.13.5 (abc)" and f"pid {first.pid}" in told[0].describe()
     assert waited > 0.5
     assert not (tmp_path / locks.LOCKS / "k.owner").exists()
+
+
+def _planned(*entries: prune.EntryInfo) -> prune.PruneResult:
+    return prune.PruneResult(removed=list(entries), freed=sum(e.size for e in entries))
+
+
+def test_removing_more_than_one_build_needs_yes_away_from_a_terminal() -> None:
+    """`cache prune --keep 0` in a script or CI: refused in one line (exit 2) unless --yes; the least
+    recently used build alone, or half and invalid entries with it, need no word."""
+    from pystats_harness.cli.cache import confirmed
+
+    two = _planned(info("c"), info("d"))
+    with pytest.raises(ConfigError, match=r"prune would remove 2 builds \(200 B\): .*give --yes") as refused:
+        confirmed(two, yes=False)  # pytest's stdin is not a terminal
+    assert refused.value.exit_code == 2
+    assert confirmed(two, yes=True) == {"c", "d"}
+    half = info("x", state=prune.State.INVALID)
+    assert confirmed(_planned(info("d"), half), yes=False) == {"d", "x"}
+    assert confirmed(_planned(), yes=False) == frozenset()
+
+
+def test_prune_removes_only_what_was_confirmed(tmp_path: Path) -> None:
+    """What a user confirmed is all that goes, even if the policy would now choose more."""
+    from pystats_harness.config import load_settings
+
+    settings = load_settings({"cache_dir": str(tmp_path)})
+    assert prune.prune(settings, prune.Policy(keep=0), only=frozenset()).removed == []
