@@ -32,7 +32,7 @@ DEFAULT = "nbody,richards,float,chaos,go,hexiom,deltablue,fannkuch,spectral_norm
 
 def collect(rev: str, benchmarks: str, processes: int, jobs: int, out: Path, loops: Path | None) -> float:
     args = ["collect", "--rev", rev, "--benchmarks", benchmarks, "--jobs", str(jobs), "--processes", str(processes)]
-    args += ["--out", str(out), "--no-manual", *(["--loops", str(loops)] if loops else [])]
+    args += ["--out", str(out), "--no-manual", *(["--loops-file", str(loops)] if loops else [])]
     start = time.perf_counter()
     proc = run_invoke(*args)
     seconds = time.perf_counter() - start

@@ -20,6 +20,7 @@ from pystats_harness.config_values import (
     _as_scheduler,
     _as_size,
 )
+from pystats_harness.console import Reporter
 from pystats_harness.errors import ConfigError
 from pystats_harness.paths import CachePaths
 from pystats_harness.resources import PROJECT_ROOT
@@ -54,7 +55,9 @@ SETTINGS: dict[str, Setting] = {
     "bootstrap_image": Setting("pystats-harness/base:bookworm", "tag of the debootstrapped base"),
     "debian_mirror": Setting("", "Debian archive for debootstrap", shown="derived from `/etc/apt`"),
     "debian_suite": Setting("bookworm", "Debian release debootstrap installs (and looks up in `/etc/apt`)"),
-    "jobs": Setting("0", "`make -j`", shown="0 (= cores)"),
+    "make_jobs": Setting(
+        "0", "`make -j` of a build (the old name `jobs` still works, with a warning)", shown="0 (= cores)"
+    ),
     "configure_flags_file": Setting(
         "configs/configure.toml", "extra configure flags (`--enable-pystats` is always added)"
     ),
@@ -75,7 +78,7 @@ SETTINGS: dict[str, Setting] = {
     ),
     "run_pids": Setting("256", "processes and threads a run container may have at once"),
     # A build's: make -jN with cc1 processes of up to a few hundred MiB each; raise for large N.
-    "build_memory": Setting("8g", "memory limit of a build container (raise it for a large `jobs`)"),
+    "build_memory": Setting("8g", "memory limit of a build container (raise it for a large `make_jobs`)"),
     "build_pids": Setting("4096", "processes and threads a build container may have at once"),
     "ccache_volume": Setting("pystats-harness-ccache", "Docker volume holding the persistent ccache"),
     "ccache_remote": Setting(
@@ -109,6 +112,12 @@ SETTINGS: dict[str, Setting] = {
 #: Every setting with its default. tasks.py hands this to ``ns.configure({"pystats": DEFAULTS})``
 #: so that invoke.yaml and INVOKE_PYSTATS_<KEY> environment variables can override each key.
 DEFAULTS: dict[str, Any] = {key: setting.default for key, setting in SETTINGS.items()}
+#: Settings renamed (old name -> new name): the old name is read for one release, with a warning. ``jobs``
+#: was ``make -j`` while every task's ``--jobs`` meant parallel containers.
+RENAMED_SETTINGS = {"jobs": "make_jobs"}
+#: What invoke's config holds: every setting, and each old name empty (not given), so that
+#: INVOKE_PYSTATS_<OLD NAME> still reaches load_settings.
+INVOKE_DEFAULTS: dict[str, Any] = {**DEFAULTS, **dict.fromkeys(RENAMED_SETTINGS, "")}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,7 +131,7 @@ class Settings:
     bootstrap_image: str
     debian_mirror: str
     debian_suite: str
-    jobs: int
+    make_jobs: int  # 0: one per core (effective_make_jobs)
     configure_flags_file: Path
     default_rev: str
     config: str  # a name in configs/configurations.toml, checked where a build is planned
@@ -168,8 +177,8 @@ class Settings:
         return self.paths.configure_cache
 
     @property
-    def make_jobs(self) -> int:
-        return self.jobs if self.jobs > 0 else (os.cpu_count() or 2)
+    def effective_make_jobs(self) -> int:
+        return self.make_jobs if self.make_jobs > 0 else (os.cpu_count() or 2)
 
     def with_overrides(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
@@ -179,7 +188,7 @@ def settings_from_environment(environ: Mapping[str, str]) -> Settings:
     """Settings from ``INVOKE_PYSTATS_<KEY>`` variables alone, as a Dask worker process reads them."""
     prefix = "INVOKE_PYSTATS_"
     raw = {k[len(prefix) :].lower(): v for k, v in environ.items() if k.startswith(prefix)}
-    return load_settings({k: v for k, v in raw.items() if k in DEFAULTS})
+    return load_settings({k: v for k, v in raw.items() if k in INVOKE_DEFAULTS})
 
 
 def _project_path(text: str) -> Path:
@@ -190,12 +199,12 @@ def _project_path(text: str) -> Path:
 def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
     """Build Settings from a mapping (invoke's ``c.config.pystats``); unknown keys are refused."""
     merged = dict(DEFAULTS)
-    for key, value in dict(raw or {}).items():
+    for key, value in _renamed(dict(raw or {})).items():
         if key not in DEFAULTS:
             raise ConfigError(f"unknown setting pystats.{key}; known settings: {', '.join(sorted(DEFAULTS))}")
         merged[key] = value
-    if (jobs := _as_int("jobs", merged["jobs"])) < 0:
-        raise ConfigError(f"setting pystats.jobs={jobs} is negative; use 0 for one job per core")
+    if (make_jobs := _as_int("make_jobs", merged["make_jobs"])) < 0:
+        raise ConfigError(f"setting pystats.make_jobs={make_jobs} is negative; use 0 for one job per core")
     return Settings(
         cache_dir=Path(os.path.expanduser(str(merged["cache_dir"]))).resolve(),
         mirror_remote=str(merged["mirror_remote"]),
@@ -204,7 +213,7 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         bootstrap_image=str(merged["bootstrap_image"]),
         debian_mirror=str(merged["debian_mirror"]),
         debian_suite=str(merged["debian_suite"]),
-        jobs=jobs,
+        make_jobs=make_jobs,
         configure_flags_file=_project_path(str(merged["configure_flags_file"])),
         default_rev=str(merged["default_rev"]),
         config=str(merged["config"]).strip() or "default",
@@ -223,6 +232,23 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         baselines_dir=_project_path(str(merged["baselines_dir"])),
         cache_max_size=_as_cache_size("cache_max_size", merged["cache_max_size"]),
     )
+
+
+def _renamed(raw: dict[str, Any]) -> dict[str, Any]:
+    """``raw`` with each old setting name given (not empty) read as its new name, with a warning; both
+    given (the new one not at its default) is refused."""
+    for old, new in RENAMED_SETTINGS.items():
+        value = raw.pop(old, "")
+        if value in ("", None):
+            continue
+        if raw.get(new, DEFAULTS[new]) != DEFAULTS[new]:
+            raise ConfigError(f"setting pystats.{old} is the old name of pystats.{new}: set {new} only")
+        Reporter().warn(
+            f"setting pystats.{old} (INVOKE_PYSTATS_{old.upper()}) is now pystats.{new} "
+            f"(INVOKE_PYSTATS_{new.upper()}); the old name still works, for now"
+        )
+        raw[new] = value
+    return raw
 
 
 def load_configure_flags(path: Path) -> tuple[str, ...]:

@@ -69,7 +69,7 @@ def plan_inputs(ctx: Context, recipe: Recipe) -> PlanInputs:
         load_configure_flags(settings.configure_flags_file),
         settings.image,
         engine.require_image(ctx.docker, settings.image),
-        settings.make_jobs,
+        settings.effective_make_jobs,
         configuration,
         known.llvm,
         variants,

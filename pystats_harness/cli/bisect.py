@@ -142,7 +142,7 @@ def bisect(
     if make_jobs not in (None, ""):
         if (jobs := number("make-jobs", make_jobs, int)) < 0:
             raise ConfigError(f"--make-jobs {jobs} is negative; use 0 for one job per core")
-        ctx = ctx.with_settings(ctx.settings.with_overrides(jobs=jobs))
+        ctx = ctx.with_settings(ctx.settings.with_overrides(make_jobs=jobs))
     request = BisectRequest.parse(
         ctx,
         good=good,
@@ -195,7 +195,7 @@ def bisect(
         "direction": "up: bad means above the threshold; down: below (default: from good vs bad)",
         "loops": "bracketed loops per run (default: the workload's loops in configs/suite.toml; 10 for a script)",
         "out": "directory for report.json, report.md, plot.png (default: <cache_dir>/bisect/<time>-<workload>)",
-        "make_jobs": "make -j for the builds (default: setting pystats.jobs)",
+        "make_jobs": "make -j for the builds (default: setting pystats.make_jobs)",
         "config": CONFIG_HELP + "; every commit is built in it (a commit that cannot build it is skipped)",
         "confirm": "after an exact search, re-measure the first bad commit and its parent 3 times each (fresh, "
         "no result cache) and measure the bad end with the culprit reverted: confirmed, repeated or not "

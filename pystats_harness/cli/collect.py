@@ -85,11 +85,12 @@ def raise_for(outcomes: list[one.Outcome], *, strict: bool = False) -> None:
         "benchmarks": "default | all | a group (apps, math, …) | names, e.g. nbody,richards or default,-go (default: default)",
         "jobs": "benchmarks run at a time, each in its own container (default 2)",
         "processes": "pyperf worker processes per benchmark; 2 or more checks that workers agree (default 2)",
-        "loops": "a loops file (loops.json of an earlier collect, or a pyperf result JSON); default: calibrate",
+        "loops_file": "a loops file (loops.json of an earlier collect, or a pyperf result JSON); default: calibrate",
         "out": "output directory (default: <cache_dir>/collect/<stamp>-<rev>); replaced only when complete",
         "no_manual": "skip the manual-path leakage check and the net counts (verdicts become partial)",
         "strict": "exit 27 when a benchmark is partial (a check could not run)",
-    }
+    },
+    renamed={"loops": "loops_file"},  # --loops is a count of loops in bisect, history and stats
 )
 def collect_task(
     c: InvokeContext,
@@ -99,7 +100,7 @@ def collect_task(
     benchmarks: str = "default",
     jobs: int = 2,
     processes: int = 2,
-    loops: str | None = None,
+    loops_file: str | None = None,
     out: str | None = None,
     no_manual: bool = False,
     strict: bool = False,
@@ -115,7 +116,7 @@ def collect_task(
         benchmarks=benchmarks,
         jobs=number("jobs", jobs, int),
         processes=number("processes", processes, int),
-        loops=loops,
+        loops=loops_file,
         out=out,
         manual=not no_manual,
     )

@@ -6,7 +6,7 @@ A collect on a cluster uses the parts: :func:`run_benchmarks` on each worker for
 Output directory (written as ``<out>.partial-<pid>`` and renamed when everything is written, so an
 interrupted collect leaves no report posing as complete)::
 
-    loops.json                     the loops each benchmark ran (reusable: --loops)
+    loops.json                     the loops each benchmark ran (reusable: --loops-file)
     report.json  trust.md          per benchmark: verdict, checks, loops, seconds, reason/log tail
     benchmarks/<name>/collection.json summary.md dumps/ pyperf/
     all/collection.json summary.md every benchmark's counts summed
@@ -56,7 +56,7 @@ class Request:
     benchmarks: tuple[Benchmark, ...]
     jobs: int
     processes: int
-    loops: Mapping[str, int]  # fixed loops (from --loops); the others are calibrated
+    loops: Mapping[str, int]  # fixed loops (from --loops-file); the others are calibrated
     out: Path
     manual: bool = True
 

@@ -62,7 +62,7 @@ def check_covers(loops: Mapping[str, int], wanted: Sequence[str], path: Path) ->
         has = ", ".join(sorted(loops)[:12]) + (" …" if len(loops) > 12 else "")
         raise ConfigError(
             f"loops file {path} has no loops for {', '.join(missing)} (it was made for: {has or 'nothing'}); "
-            "select the benchmarks it was made for, or omit --loops to calibrate"
+            "select the benchmarks it was made for, or omit --loops-file to calibrate"
         )
 
 

@@ -3,7 +3,7 @@ benchmarks, ``jobs`` at a time), the same here and on a Dask worker.
 
 The unit runner gets the build (on a worker, through that worker's cache: its second chunk is a cache
 hit); :meth:`CollectWork.run` runs the collect machinery
-(:func:`pystats_harness.collect.driver.run_benchmarks`: requirements, calibration unless ``--loops``
+(:func:`pystats_harness.collect.driver.run_benchmarks`: requirements, calibration unless ``--loops-file``
 fixed them, pyperf ``--hook pystats``, the manual path, the verdict) into a scratch directory, and
 answers each benchmark's outcome, its loops and the files of its ``benchmarks/<name>/`` directory, plus
 the build's :class:`~pystats_harness.builder.cache.BuildFacts` (manifest and name tables), so the client
@@ -69,7 +69,7 @@ class CollectWork(Work[CollectResult]):
     benchmarks: tuple[str, ...]
     jobs: int
     processes: int
-    loops: tuple[tuple[str, int], ...] = ()  # fixed loops of these benchmarks (--loops); the others are calibrated
+    loops: tuple[tuple[str, int], ...] = ()  # fixed loops of these benchmarks (--loops-file); the others are calibrated
     manual: bool = True
 
     def run(self, ctx: Context, attempt: Attempt, emit: Emit) -> CollectResult:

@@ -264,13 +264,13 @@ def test_collect_on_the_cluster(harness: Harness, series: list[str], cluster: Lo
     proc = harness.invoke(
         "collect",
         *args[:4],
-        "--loops",
+        "--loops-file",
         str(out / "loops.json"),
         "--out",
         str(again),
         INVOKE_PYSTATS_CLUSTER=cluster.address,
     )
-    print(f"collect again with its --loops: {time.monotonic() - start:.0f} s in all")
+    print(f"collect again with its --loops-file: {time.monotonic() - start:.0f} s in all")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     ran = {b["name"]: b["loops"] for b in json.loads((again / "report.json").read_text())["benchmarks"]}
     assert ran == json.loads((out / "loops.json").read_text())["loops"]

@@ -261,7 +261,7 @@ def test_every_worker_killed_is_a_bounded_wait_then_exit_18(state: State, tmp_pa
 
 
 def _collect(state: State, out: Path, loops: Path) -> Streamed:
-    args = ("--rev", BASE, "--benchmarks", "nbody", "--loops", str(loops), "--out", str(out))
+    args = ("--rev", BASE, "--benchmarks", "nbody", "--loops-file", str(loops), "--out", str(out))
     return state.invoke("collect", *args)
 
 

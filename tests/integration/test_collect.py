@@ -33,7 +33,7 @@ def outputs(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> dict[
     head, base = root / "v3.13.5", root / "v3.11.2"
     result, _ = _collect(harness, head, "--rev", "v3.13.5")
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    result, _ = _collect(harness, base, "--rev", "v3.11.2", "--loops", str(head / "loops.json"))
+    result, _ = _collect(harness, base, "--rev", "v3.11.2", "--loops-file", str(head / "loops.json"))
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     return {"head": head, "base": base}
 
@@ -102,7 +102,9 @@ def test_bad_input(harness: Harness, outputs: dict[str, Path], tmp_path: Path) -
     assert result.returncode == 2 and "unknown benchmark nbdy" in result.stderr and "nbody" in result.stderr
     other = tmp_path / "loops.json"
     other.write_text(json.dumps({"schema": "pystats-harness-loops/1", "loops": {"go": 3}}))
-    result = harness.invoke("collect", "--benchmarks", "nbody", "--loops", str(other), "--out", str(tmp_path / "y"))
+    result = harness.invoke(
+        "collect", "--benchmarks", "nbody", "--loops-file", str(other), "--out", str(tmp_path / "y")
+    )
     assert result.returncode == 2 and "has no loops for nbody (it was made for: go)" in result.stderr
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 

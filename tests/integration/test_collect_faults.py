@@ -80,7 +80,7 @@ def _planted(harness: Harness, tmp_path: Path, loops: Path, fault: str, *args: s
         "v3.13.5",
         "--benchmarks",
         "nbody",
-        "--loops",
+        "--loops-file",
         str(loops),
         "--out",
         str(out),

@@ -38,9 +38,9 @@ def test_cluster_setting_takes_host_port_and_refuses_garbage() -> None:
 
 
 def test_a_worker_reads_its_settings_from_the_environment(tmp_path: Path) -> None:
-    env = {"INVOKE_PYSTATS_CACHE_DIR": str(tmp_path), "INVOKE_PYSTATS_JOBS": "3", "INVOKE_OTHER": "x"}
+    env = {"INVOKE_PYSTATS_CACHE_DIR": str(tmp_path), "INVOKE_PYSTATS_MAKE_JOBS": "3", "INVOKE_OTHER": "x"}
     settings = settings_from_environment(env)
-    assert settings.cache_dir == tmp_path.resolve() and settings.jobs == 3
+    assert settings.cache_dir == tmp_path.resolve() and settings.make_jobs == 3
 
 
 def _spec(tmp_path: Path, shared: remote.Remote):  # type: ignore[no-untyped-def]

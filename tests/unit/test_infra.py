@@ -208,8 +208,8 @@ def test_sha256_and_json_read_once_per_version(tmp_path: Path) -> None:
 def test_context_connects_only_when_the_engine_is_needed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
     ctx = Context(load_settings({"cache_dir": str(tmp_path)}))  # no engine needed to make it
-    faster = ctx.with_settings(ctx.settings.with_overrides(jobs=7))
-    assert faster.settings.jobs == 7 and faster.reporter is ctx.reporter
+    faster = ctx.with_settings(ctx.settings.with_overrides(make_jobs=7))
+    assert faster.settings.make_jobs == 7 and faster.reporter is ctx.reporter
     with pytest.raises(EngineUnavailable, match="dockerd"):
         _ = ctx.docker
 
