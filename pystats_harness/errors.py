@@ -272,3 +272,16 @@ class OutputNotWritable(HarnessError):
             "Pass --out with a directory you can write"
         )
         self.path, self.why = path, why
+
+
+class PathNotWritable(OutputNotWritable):
+    """A path the harness must create or write (the cache directory, a file under it) cannot be: the
+    operating system's refusal as one line with the path and why, not its traceback."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        HarnessError.__init__(
+            self,
+            f"cannot create or write {path}: {why}; point pystats.cache_dir (INVOKE_PYSTATS_CACHE_DIR), or --out, "
+            "at a directory you can write",
+        )
+        self.path, self.why = path, why

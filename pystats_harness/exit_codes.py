@@ -103,8 +103,9 @@ class ExitCode(_Coded):
     )
     OUTPUT_NOT_WRITABLE = (
         32,
-        "an output directory (`--out`, or the default under the cache) cannot be created or written; refused "
-        "before any work, nothing written",
+        "a directory cannot be created or written: an output directory (`--out`, or the default under the "
+        "cache) is refused before any work; the cache directory (`cache_dir`) when the task first writes it; "
+        "nothing half-written",
     )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 

@@ -6,7 +6,21 @@ from __future__ import annotations
 
 from invoke import Collection
 
-from pystats_harness.cli import bisect, bisect_run, build, cache, cluster, collect, common, history, stats, validate
+from pystats_harness.cli import (
+    bisect,
+    bisect_run,
+    build,
+    cache,
+    cluster,
+    collect,
+    history,
+    shell,
+    stats,
+    validate,
+)
+from pystats_harness.config import INVOKE_DEFAULTS
+
+shell.parse_errors_in_one_line()
 
 ns = Collection(
     build.mirror_task,
@@ -27,4 +41,4 @@ ns = Collection(
     cluster.cluster_local_task,
     cache.cache_task,
 )
-ns.configure({"pystats": dict(common.DEFAULTS)})
+ns.configure({"pystats": dict(INVOKE_DEFAULTS)})

@@ -3,9 +3,12 @@ parsing, and one way to turn an error into the line a user sees and the exit cod
 
 from __future__ import annotations
 
+import errno
 import math
+import os
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
@@ -15,7 +18,7 @@ from pystats_harness.builder.recipe import resolve_rev
 from pystats_harness.config import DEFAULTS, load_settings
 from pystats_harness.console import Reporter
 from pystats_harness.dispatch.dispatcher import UnitFailed
-from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Interrupted
+from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Interrupted, PathNotWritable
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 
@@ -61,8 +64,13 @@ CONFIG_HELP = (
 def configuration(ctx: Context, name: str | None) -> ConfigName:
     """``--config`` (the setting ``config`` when not given), checked once and typed: an unknown name is
     ConfigError (exit 2) listing the known ones. Whether the revision can build it is decided when it
-    is planned."""
-    return config_name((name or ctx.settings.config).strip())
+    is planned. An empty ``--config`` is not the setting: it is refused as unknown."""
+    return config_name((ctx.settings.config if name is None else name).strip())
+
+
+#: What the operating system says when a path cannot be created or written (a cache directory under /proc,
+#: a read-only or foreign one): one line naming the path, as PathNotWritable.
+UNWRITABLE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOENT, errno.ENOTDIR})
 
 
 def error_exit(exc: BaseException) -> tuple[str, int] | None:
@@ -71,6 +79,8 @@ def error_exit(exc: BaseException) -> tuple[str, int] | None:
     A build failure's log tail is printed first (the line says "log lines above")."""
     if isinstance(exc, KeyboardInterrupt):
         exc = Interrupted("interrupted")
+    if isinstance(exc, OSError) and exc.filename and exc.errno in UNWRITABLE:
+        exc = PathNotWritable(Path(os.fsdecode(exc.filename)), exc.strerror or str(exc))
     if not isinstance(exc, HarnessError):
         return None
     if isinstance(exc, BuildFailed | UnitFailed) and exc.log_tail:  # a build's, here or on a cluster worker

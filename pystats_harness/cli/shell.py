@@ -12,12 +12,13 @@ import signal
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from invoke import Argument, Exit, ParseError, Program, Task, task
 from invoke import Context as InvokeContext
-from invoke import Exit, Task, task
 
 from pystats_harness.cli.common import context, error_exit
 from pystats_harness.console import Reporter
 from pystats_harness.errors import ConfigError
+from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra.context import Context
 
 #: The option vocabulary: an option that has a letter has the same letter, and the letter the same
@@ -40,12 +41,14 @@ SHORT_FLAGS = {
     "strict": "s",
     "verbose": "v",
     "keep": "k",
+    "yes": "y",
 }
 
 
 class HarnessTask(Task):
     """A task whose short flags come from ``SHORT_FLAGS``, not from the first free letter of a name; an
-    option's old name (``renamed``) has none."""
+    option's old name (``renamed``) has none. A value invoke cannot convert to an option's kind is a
+    parse error naming the option (exit 2)."""
 
     def __init__(self, body: Callable[..., Any], *, renamed: Mapping[str, str] | None = None, **options: Any) -> None:
         super().__init__(body, auto_shortflags=False, **options)
@@ -57,6 +60,53 @@ class HarnessTask(Task):
         if letter is not None and letter not in taken_names:
             opts["names"].append(letter)
         return opts
+
+    def get_arguments(self, ignore_unknown_help: bool | None = None) -> list[Argument]:
+        arguments: list[Argument] = super().get_arguments(ignore_unknown_help)
+        for argument in arguments:
+            argument.__class__ = _NamedArgument
+        return arguments
+
+
+class WrongKind(ParseError):
+    """An option's value that is not of the option's kind; the message names both."""
+
+
+class _NamedArgument(Argument):
+    """An option whose value is not of its kind (``--jobs abc``): a parse error naming it, not invoke's
+    bare ``ValueError`` traceback."""
+
+    def set_value(self, value: Any, cast: bool = True) -> None:
+        try:
+            super().set_value(value, cast)
+        except (TypeError, ValueError):
+            kind = "an integer" if self.kind is int else f"a {getattr(self.kind, '__name__', 'value')}"
+            raise WrongKind(f"--{self.name} {value!r} is not {kind}") from None
+
+
+def _one_line(step: Callable[[Program], None]) -> Callable[[Program], None]:
+    @functools.wraps(step)
+    def wrapper(program: Program) -> None:
+        try:
+            step(program)
+        except ParseError as exc:
+            task = getattr(getattr(exc, "context", None), "name", None)
+            see = "" if isinstance(exc, WrongKind) else f" (see `invoke {f'--help {task}' if task else '--list'}`)"
+            raise Exit(f"error: {exc}{see}", code=ExitCode.CONFIG_ERROR) from None
+
+    wrapper.one_line = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def parse_errors_in_one_line() -> None:
+    """invoke's own parse errors (an unknown option, a missing value or positional, ``--help`` of an
+    unknown task) as one line and exit 2, a bad argument's code; invoke itself exits 1 for them.
+
+    invoke's ``Program`` reads the task arguments after it has loaded ``tasks.py``, so the two steps
+    that parse them are wrapped here, once, when the collection is imported."""
+    for step in ("parse_tasks", "parse_cleanup"):
+        if not getattr(getattr(Program, step), "one_line", False):
+            setattr(Program, step, _one_line(getattr(Program, step)))
 
 
 def settings_of(c: InvokeContext, *, verbose: bool = False, repairs: str | None = None) -> Context:

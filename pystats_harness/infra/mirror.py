@@ -105,15 +105,16 @@ class Mirror:
         if not rev or rev.startswith("-") or any(c.isspace() for c in rev):
             raise RevisionNotFound(f"revision {rev!r} is not a valid revision name")
         with self._repo() as repo:
-            try:
+            try:  # a full sha resolves lazily: reading its date is what finds it missing
                 commit = repo.commit(rev)
+                committed, summary = commit.committed_date, str(commit.summary)
             except (git.BadName, ValueError, git.GitCommandError):
                 raise RevisionNotFound(
                     f"revision {rev!r} not found in the mirror {self.path}; try `invoke mirror` to update "
                     "it, `invoke import-release TARBALL` for a release, or a full sha"
                 ) from None
-            date = datetime.fromtimestamp(commit.committed_date, tz=UTC).isoformat()
-            return CommitInfo(rev=rev, sha=commit.hexsha, date=date, subject=str(commit.summary))
+            date = datetime.fromtimestamp(committed, tz=UTC).isoformat()
+            return CommitInfo(rev=rev, sha=commit.hexsha, date=date, subject=summary)
 
     def read_file(self, sha: str, path: str) -> str | None:
         """Text of ``path`` at commit ``sha``, or None if it does not exist."""

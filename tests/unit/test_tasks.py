@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.invoke_runner import invoke_env, run_invoke
 from tests.support.invoke_runner import invoke_in as _invoke
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,13 +142,54 @@ def test_too_old_revision_is_refused(tmp_path: Path, git_repo) -> None:
 def test_unknown_revision(tmp_path: Path, git_repo) -> None:
     bare, _ = git_repo([{"configure.ac": "enable-pystats\n"}])
     _invoke(tmp_path, "mirror", "--remote", str(bare))
-    out = _invoke(tmp_path, "build", "--rev", "v0.0.0")
-    assert out.returncode == 3 and "not found in the mirror" in out.stderr
+    for rev in ("v0.0.0", "0" * 40):  # a full sha resolves lazily in git: it once ended in a traceback
+        out = _invoke(tmp_path, "build", "--rev", rev)
+        assert out.returncode == 3 and "not found in the mirror" in out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("validate", "--jobs", "abc"), "error: --jobs 'abc' is not an integer"),
+        (("compare", "a", "b", "--limit", "abc"), "error: --limit 'abc' is not an integer"),
+        (("compare", "a", "b", "--nosuchflag"), "error: No idea what '--nosuchflag' is! (see `invoke --help compare`)"),
+        (("validate", "-t", "1"), "error: No idea what '-t' is! (see `invoke --help validate`)"),
+        (("stats",), "error: 'stats' did not receive required positional arguments: 'directory'"),
+        (("build", "--rev"), "needed value and was not given one!"),
+        (("--help", "nosuch"), "error: No idea what 'nosuch' is! (see `invoke --list`)"),
+        (("build", "--config="), "error: unknown configuration ''"),
+    ],
+    ids=["not-an-int", "limit", "unknown-flag", "unknown-letter", "no-positional", "no-value", "help", "empty-config"],
+)
+def test_what_invoke_cannot_parse_is_one_line_and_exit_2(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
+    """invoke's own parse errors exit 1, its kind conversion ends in a ValueError traceback: here both are
+    a bad argument's line and code (cli/shell.parse_errors_in_one_line)."""
+    out = _invoke(tmp_path, *args)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1 and says in lines[0], out.stderr
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_cache_directory_that_cannot_be_made_is_one_line(tmp_path: Path) -> None:
+    out = run_invoke("mirror", "--remote", str(tmp_path / "nowhere"), env=invoke_env(Path("/proc/pystats/cache")))
+    assert out.returncode == 32 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines()[-1].startswith("error: cannot create or write /proc/pystats"), out.stderr
 
 
 def test_bad_setting(tmp_path: Path) -> None:
-    out = _invoke(tmp_path, "build", INVOKE_PYSTATS_JOBS="lots")
-    assert out.returncode == 2 and "pystats.jobs" in out.stderr
+    out = _invoke(tmp_path, "build", INVOKE_PYSTATS_MAKE_JOBS="lots")
+    assert out.returncode == 2 and "pystats.make_jobs" in out.stderr
+
+
+def test_the_old_name_of_a_setting_still_works_with_a_warning(tmp_path: Path) -> None:
+    """``jobs`` (make -j) is now ``make_jobs``: every task's --jobs means parallel containers."""
+    old = _invoke(tmp_path, "build", INVOKE_PYSTATS_JOBS="lots")
+    assert old.stderr.startswith("warning: setting pystats.jobs (INVOKE_PYSTATS_JOBS) is now pystats.make_jobs")
+    assert old.returncode == 2 and "pystats.make_jobs='lots' is not an integer" in old.stderr
+    both = _invoke(tmp_path, "build", INVOKE_PYSTATS_JOBS="2", INVOKE_PYSTATS_MAKE_JOBS="3")
+    assert both.returncode == 2
+    assert both.stderr.strip() == "error: setting pystats.jobs is the old name of pystats.make_jobs: set make_jobs only"
 
 
 @pytest.mark.parametrize("task", ["validate", "baseline"])
@@ -258,6 +300,9 @@ def test_an_old_option_name_still_works_with_a_warning(tmp_path: Path) -> None:
         "| `--jobs=STRING` | old name of --make-jobs (same meaning; warns) |"
         in (ROOT / "docs" / "index.md").read_text()
     )
+    loops = _invoke(tmp_path, "collect", "--loops", str(tmp_path / "loops.json"), "--config", "nosuch")  # a file
+    assert loops.stderr.startswith("warning: --loops is now --loops-file; the old name still works, for now")
+    assert loops.returncode == 2 and "unknown configuration 'nosuch'" in loops.stderr
 
 
 def test_a_negative_make_jobs_is_refused_before_anything(tmp_path: Path) -> None:
