@@ -67,3 +67,10 @@ PIPE_WIDTH = 200
 
 def stdout_console() -> Console:
     return Console(file=sys.stdout, highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line of a terminal: every character that would break the line or steer the terminal
+    (a newline, a carriage return, an escape, a Unicode line separator, …) shown as its escape (``\\n``), so
+    that a value typed with one in it still makes a one-line error."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)

@@ -266,12 +266,13 @@ class OutputNotWritable(HarnessError):
 
     exit_code = ExitCode.OUTPUT_NOT_WRITABLE
 
-    def __init__(self, path: Path, why: str) -> None:
+    def __init__(self, path: Path, why: str, option: str = "--out") -> None:
+        what = "output directory" if option == "--out" else "folder of"
         super().__init__(
-            f"cannot write the output directory {path}: {why}; nothing was run or written. "
-            "Pass --out with a directory you can write"
+            f"cannot write the {what} {path}: {why}; nothing was run or written. "
+            f"Pass {option} with {'a directory' if option == '--out' else 'a file in a directory'} you can write"
         )
-        self.path, self.why = path, why
+        self.path, self.why, self.option = path, why, option
 
 
 class PathNotWritable(OutputNotWritable):

@@ -112,11 +112,14 @@ class BisectRequest:
         config: ConfigName = DEFAULT,
         confirm: bool = True,
     ) -> BisectRequest:
-        """The options checked in the order a user reads them: the metric, the workload and the direction,
-        then the revisions (resolved once, in this machine's mirror)."""
-        parsed, work, wanted = parse_metric(metric), resolve_workload(workload, loops, ctx), parse_direction(direction)
+        """The options checked in the order a user reads them: the metric and the direction, the revisions
+        (resolved once, in this machine's mirror), then the workload (``pyperformance:NAME`` needs the
+        suite: the benchmark wheelhouse, made the first time, which a mistyped revision must not cost)."""
+        parsed, wanted = parse_metric(metric), parse_direction(direction)
         mirror = Mirror(ctx.settings.mirror_dir)
-        return cls(mirror.resolve(good), mirror.resolve(bad), work, parsed, threshold, wanted, config, confirm)
+        first, last = mirror.resolve(good), mirror.resolve(bad)
+        work = resolve_workload(workload, loops, ctx)
+        return cls(first, last, work, parsed, threshold, wanted, config, confirm)
 
 
 def bisect_path(mirror: Mirror, good: CommitInfo, bad: CommitInfo) -> tuple[str, list[CommitInfo]]:

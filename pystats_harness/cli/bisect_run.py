@@ -26,7 +26,7 @@ from pystats_harness.bisect.judge import Direction, Judge, parse_direction
 from pystats_harness.cli.bisect import RichProgress
 from pystats_harness.cli.common import configuration, number, resolve
 from pystats_harness.cli.shell import HarnessTask, settings_of
-from pystats_harness.console import stdout_console
+from pystats_harness.console import one_line, stdout_console
 from pystats_harness.errors import ConfigError, HarnessError, RevisionNotFound
 from pystats_harness.infra import proc
 from pystats_harness.infra.context import Context
@@ -86,7 +86,7 @@ def bisect_run(
             exc = RevisionNotFound(
                 f"{exc}; HEAD of {Path.cwd()} is not in the mirror: run `invoke mirror --remote {Path.cwd()}` first"
             )
-        err.print(f"bisect-run: error: {escape(str(exc) or type(exc).__name__)} (exit {code})")
+        err.print(f"bisect-run: error: {escape(one_line(str(exc) or type(exc).__name__))} (exit {code})")
         if code == EXIT_SKIP and not isinstance(exc, HarnessError):  # unexpected: show where
             err.print(escape(traceback.format_exc()))
         return code

@@ -16,7 +16,7 @@ from rich.markup import escape
 from pystats_harness.builder.configurations import ConfigName, config_name
 from pystats_harness.builder.recipe import resolve_rev
 from pystats_harness.config import DEFAULTS, load_settings
-from pystats_harness.console import Reporter
+from pystats_harness.console import Reporter, one_line
 from pystats_harness.dispatch.dispatcher import UnitFailed
 from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Interrupted, PathNotWritable
 from pystats_harness.infra.context import Context
@@ -85,7 +85,7 @@ def error_exit(exc: BaseException) -> tuple[str, int] | None:
         return None
     if isinstance(exc, BuildFailed | UnitFailed) and exc.log_tail:  # a build's, here or on a cluster worker
         Reporter().console.print(escape("\n".join(exc.log_tail)))
-    return f"error: {exc}", exc.exit_code
+    return f"error: {one_line(str(exc))}", exc.exit_code
 
 
 def argv_after_double_dash() -> list[str]:

@@ -16,7 +16,7 @@ from invoke import Argument, Exit, ParseError, Program, Task, task
 from invoke import Context as InvokeContext
 
 from pystats_harness.cli.common import context, error_exit
-from pystats_harness.console import Reporter
+from pystats_harness.console import Reporter, one_line
 from pystats_harness.errors import ConfigError
 from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra.context import Context
@@ -92,7 +92,7 @@ def _one_line(step: Callable[[Program], None]) -> Callable[[Program], None]:
         except ParseError as exc:
             task = getattr(getattr(exc, "context", None), "name", None)
             see = "" if isinstance(exc, WrongKind) else f" (see `invoke {f'--help {task}' if task else '--list'}`)"
-            raise Exit(f"error: {exc}{see}", code=ExitCode.CONFIG_ERROR) from None
+            raise Exit(f"error: {one_line(str(exc))}{see}", code=ExitCode.CONFIG_ERROR) from None
 
     wrapper.one_line = True  # type: ignore[attr-defined]
     return wrapper

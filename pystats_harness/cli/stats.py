@@ -15,6 +15,7 @@ from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.reports import output_file
 from pystats_harness.stats import compare as _compare
 from pystats_harness.stats import summary
 from pystats_harness.stats.collection import dump_files, from_dump, load, per_loop
@@ -145,11 +146,11 @@ def stats_task(
         Path(directory),
         resolve(ctx, rev) if rev else None,
         patches,
-        json_out=json,
-        markdown_out=markdown,
+        json_out=output_file("--json", json),
+        markdown_out=output_file("--markdown", markdown),
         loops=per,
         lenient=lenient,
-        summarize_json_out=summarize_json,
+        summarize_json_out=output_file("--summarize-json", summarize_json),
     )
 
 
@@ -182,10 +183,10 @@ def compare_task(
         settings_of(c),
         Path(base),
         Path(head),
-        json_out=json,
-        markdown_out=markdown,
+        json_out=output_file("--json", json),
+        markdown_out=output_file("--markdown", markdown),
         threshold=number("min-change", min_change) or 0.0,
         family=family,
         limit=int(limit),
-        plot=plot,
+        plot=output_file("--plot", plot),
     )

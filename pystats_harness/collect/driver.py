@@ -61,7 +61,7 @@ class Request:
     manual: bool = True
 
 
-def check_request(benchmarks: Sequence[Benchmark], jobs: int, processes: int, out: Path | None) -> None:
+def check_request(jobs: int, processes: int, out: Path | None) -> None:
     if jobs < 1:
         raise ConfigError(f"--jobs must be at least 1 (got {jobs})")
     if processes < 1:

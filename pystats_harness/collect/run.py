@@ -52,17 +52,19 @@ class CollectRequest:
         out: str | None,
         manual: bool = True,
     ) -> CollectRequest:
-        """The options checked before any work (benchmarks, loops file, numbers, output), then the
-        revision resolved once, in this machine's mirror (``pystats.default_rev`` when not given)."""
+        """The options checked before any work, the cheap ones first: numbers, output and loops file, then
+        the revision resolved once in this machine's mirror (``pystats.default_rev`` when not given), and
+        only then the benchmarks, whose names need the suite (the benchmark wheelhouse, made the first time:
+        minutes that a mistyped revision must not cost)."""
+        out_path = Path(out).resolve() if out else None
+        driver.check_request(jobs, processes, out_path)
+        fixed = loops_file.read(Path(loops)) if loops else {}
+        recipe = Recipe.resolve(ctx, rev, patches, config)
+        out_dir = output_folder(out_path, ctx.settings.paths.collect_outputs, recipe.commit.rev, recipe.config)
         suite = read_suite(benchmark_data_dir(ctx))
         chosen = select(suite, benchmarks)
-        fixed = loops_file.read(Path(loops)) if loops else {}
         if loops:
             loops_file.check_covers(fixed, [b.name for b in chosen], Path(loops))
-        driver.check_request(chosen, jobs, processes, Path(out).resolve() if out else None)
-        recipe = Recipe.resolve(ctx, rev, patches, config)
-        area = ctx.settings.paths.collect_outputs
-        out_dir = output_folder(Path(out).resolve() if out else None, area, recipe.commit.rev, recipe.config)
         return cls(recipe, suite, driver.Request(chosen, jobs, processes, fixed, out_dir, manual))
 
 

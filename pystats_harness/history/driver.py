@@ -96,8 +96,6 @@ def _value(metric: Metric, rec: Measured) -> float | None:
 
 def history_workloads(ctx: Context, workload: str | None, benchmarks: str | None, loops: int | None) -> list[Workload]:
     """``--workload W`` (default nbody) or ``--benchmarks SPEC`` (see :func:`choose_benchmarks`)."""
-    if workload and benchmarks:
-        raise ConfigError("give --workload or --benchmarks, not both")
     if not benchmarks:
         return [resolve_workload(workload or "nbody", loops, ctx)]
     usable, left_out = choose_benchmarks(read_suite(benchmark_data_dir(ctx)), benchmarks)
@@ -151,15 +149,20 @@ class HistoryRequest:
         loops: int | None = None,
         config: ConfigName = DEFAULT,
     ) -> HistoryRequest:
-        """The options checked in the order a user reads them, then the range's ends resolved once."""
+        """The options checked in the order a user reads them, the range's ends resolved once, then the
+        workloads (``--benchmarks`` needs the suite: the benchmark wheelhouse, made the first time, which a
+        mistyped revision must not cost)."""
         if not metrics:
             raise ConfigError("give at least one --metric")
         if threshold <= 0:
-            raise ConfigError(f"--threshold {threshold}: a relative change must be above 0 (e.g. 0.05 = 5%)")
+            raise ConfigError(f"--min-change {threshold}: a relative change must be above 0 (e.g. 0.05 = 5%)")
         parsed = tuple(parse_metric(m) for m in metrics)
-        works = tuple(history_workloads(ctx, workload, benchmarks, loops))
+        if workload and benchmarks:
+            raise ConfigError("give --workload or --benchmarks, not both")
         mirror = Mirror(ctx.settings.mirror_dir)
-        return cls(mirror.resolve(start), mirror.resolve(end), parsed, works, every, count, threshold, config)
+        first, last = mirror.resolve(start), mirror.resolve(end)
+        works = tuple(history_workloads(ctx, workload, benchmarks, loops))
+        return cls(first, last, parsed, works, every, count, threshold, config)
 
 
 def run_history(ctx: Context, request: HistoryRequest) -> HistoryRun:

@@ -82,17 +82,17 @@ def put_in_place(staging: Path, final: Path, marker: str) -> bool:
         return True
 
 
-def check_output_dir(path: Path) -> Path:
+def check_output_dir(path: Path, option: str = "--out") -> Path:
     """``path`` if a run can write its output there (it exists as a writable directory, or its nearest
     existing parent lets a directory be made), else OutputNotWritable (exit 32) before any work. The check
     makes and removes one empty directory: nothing is left."""
     existing = next((p for p in (path, *path.parents) if p.exists()), None)
     if existing is None or not existing.is_dir():
-        raise OutputNotWritable(path, f"{existing} is not a directory" if existing else "no parent exists")
+        raise OutputNotWritable(path, f"{existing} is not a directory" if existing else "no parent exists", option)
     try:
         probe = existing / f".pystats-probe-{uuid.uuid4().hex[:8]}"
         probe.mkdir()
         probe.rmdir()
     except OSError as exc:
-        raise OutputNotWritable(path, f"{existing}: {exc.strerror or exc}") from None
+        raise OutputNotWritable(path, f"{existing}: {exc.strerror or exc}", option) from None
     return path

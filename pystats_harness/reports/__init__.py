@@ -9,6 +9,6 @@ and one line in ``write.RENDERERS``.
 """
 
 from pystats_harness.reports.report import Format, Report
-from pystats_harness.reports.write import output_folder, write_files, write_report
+from pystats_harness.reports.write import output_file, output_folder, write_files, write_report
 
-__all__ = ["Format", "Report", "output_folder", "write_files", "write_report"]
+__all__ = ["Format", "Report", "output_file", "output_folder", "write_files", "write_report"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import check_output_dir, write_bytes_atomic
 from pystats_harness.paths import run_folder
 from pystats_harness.reports import as_json, as_markdown, as_png
@@ -43,3 +44,18 @@ def output_folder(out: Path | None, area: Path, label: str, config: str) -> Path
     """Where a run writes its report: ``out``, or a new run folder of ``area`` named by
     :func:`~pystats_harness.paths.run_folder`; refused (OutputNotWritable, exit 32) unless it can be written."""
     return check_output_dir(out or run_folder(area, label, config))
+
+
+def output_file(option: str, value: str | None) -> str | None:
+    """An option naming a file to write (``--json``, ``--markdown``, ``--plot`` …), checked before any
+    work: None when not given; one line (exit 2) when it is empty or a directory, exit 32 when its
+    folder cannot be written."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise ConfigError(f"{option} needs a file name (got an empty one)")
+    path = Path(value).expanduser()
+    if path.is_dir():
+        raise ConfigError(f"{option} {value} is a directory; give a file name, e.g. {path / 'out'}")
+    check_output_dir(path.resolve().parent, option)
+    return value

@@ -125,3 +125,39 @@ def test_metric_expressions_that_call_or_index_are_refused(tmp_path: Path, metri
     assert out.returncode == 2, out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --metric"), lines
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("collect", "--rev", "nosuch", "--benchmarks", "nbody"),
+        ("history", "--from", "nosuch", "--to", "main", "--benchmarks", "nbody", "--metric", "instructions"),
+        ("bisect", "--good", "nosuch", "--bad", "main", "--workload", "pyperformance:nbody", "--metric", "x"),
+    ],
+    ids=["collect", "history", "bisect"],
+)
+def test_a_mistyped_revision_costs_no_benchmark_wheelhouse(tmp_path: Path, mirror: Path, args: tuple[str, ...]) -> None:
+    """The revision is resolved before the benchmarks are looked up: naming them needs the benchmark
+    wheelhouse, minutes to make the first time, which a typo must not cost."""
+    wheelhouse = tmp_path / "wheelhouse"
+    out = invoke_in(tmp_path, *args, DOCKER_HOST="unix:///nonexistent", INVOKE_PYSTATS_WHEELHOUSE_DIR=str(wheelhouse))
+    assert out.returncode == 3, out.stderr
+    assert out.stderr.strip().splitlines() == [out.stderr.strip()] and "nosuch" in out.stderr
+    assert not wheelhouse.exists()
+
+
+@pytest.mark.parametrize("value, code", [("", 2), (".", 2), ("/proc/pystats/summary.md", 32)])
+def test_an_output_file_that_cannot_be_written_is_refused_first(tmp_path: Path, value: str, code: int) -> None:
+    dumps = Path(__file__).resolve().parents[1] / "data" / "dumps" / "3.13.5" / "run1"
+    out = _invoke(tmp_path, "stats", str(dumps), f"--markdown={value}")
+    assert out.returncode == code, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "--markdown" in out.stderr
+    assert out.stdout == ""  # refused before the dumps were read
+
+
+def test_a_value_with_a_line_break_still_makes_one_line(tmp_path: Path) -> None:
+    out = _invoke(tmp_path, "import-release", "--tarball", "a\r\nb\x1b[31m")
+    assert out.returncode == 11
+    assert out.stderr.splitlines() == [
+        "error: release tarball a\\r\\nb\\x1b[31m does not exist; " + out.stderr.split("; ", 1)[1].strip()
+    ]
