@@ -1,19 +1,33 @@
-"""A collection at a glance: the busiest opcode families with their specialization counts, and what
-tier 2 did when the dumps have optimizer lines."""
+"""A collection at a glance: what a CPython core developer reads pystats for.
+
+A header (instructions, calls, objects allocated, GC collections) and the busiest opcode families,
+each with its executions, its share of all instructions, how well it specializes (hit %, miss %,
+deferred, deopt) and its top failure kinds; a line on what tier 2 did when the dumps have optimizer
+lines. The terminal (:func:`to_rich`) and Markdown (:func:`to_markdown`) show the same columns
+(``COLUMNS``); the numbers are computed once (:mod:`pystats_harness.stats.family_rows`).
+
+A collection whose opcodes are numbers no build named (a 3.11/3.12 dump read without ``--rev``) has
+no families: its summary says so, and that ``--rev REV`` names them, in place of the table.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich import box
+from rich.console import Group, RenderableType
 from rich.table import Table
+from rich.text import Text
 
 from pystats_harness.stats.collection import Collection, Number
+from pystats_harness.stats.family_rows import FamilyRow, count, families, header, percent, source_words
 
 LIMIT = 30
-
-
-def _count(value: Number) -> str:
-    """A count with thousands separators, exact for an int of any size (a float is rounded)."""
-    return f"{value:,d}" if isinstance(value, int) else f"{value:,.0f}"
-
+#: What a cell holds where a family cannot specialize (and for a ratio of nothing).
+NONE = "–"
+#: Failure kinds shown per family.
+TOP_FAILURES = 3
 
 #: The optimizer's totals a summary line names (counter, words).
 TIER2_TOTALS = (
@@ -28,47 +42,109 @@ def tier2_line(c: Collection) -> str | None:
     """``Tier 2: N optimization attempts, ...``; None when the dumps had no optimizer lines."""
     if "optimizer.attempts" not in c.counters:
         return None
-    return "Tier 2: " + ", ".join(f"{_count(c.get(name, 0))} {words}" for name, words in TIER2_TOTALS)
+    return "Tier 2: " + ", ".join(f"{count(c.get(name, 0))} {words}" for name, words in TIER2_TOTALS)
 
 
-def busiest_families(c: Collection, limit: int = LIMIT) -> list[tuple[str, Number]]:
-    """(family, executions), most executed first."""
-    rows = [
-        (k.split(".")[1], v)
-        for k, v in c.counters.items()
-        if k.startswith("family.") and k.endswith(".execution_count")
-    ]
-    return sorted(rows, key=lambda kv: -kv[1])[:limit]
+def unnamed_line(c: Collection) -> str | None:
+    """The one line that says a numbered dump's opcodes are unnamed and how to name them (else None)."""
+    if c.metadata.get("naming") != "numeric-unnamed":
+        return None
+    return "opcodes unnamed (no families): --rev REV names them"
+
+
+def _count(value: Number | None) -> str:
+    return NONE if value is None else count(value)
+
+
+def _specialized(cell: Callable[[FamilyRow], str]) -> Callable[[FamilyRow], str]:
+    """``cell`` for a family that specializes; ``–`` for one that cannot."""
+    return lambda row: cell(row) if row.specializes else NONE
+
+
+def _failures(row: FamilyRow) -> str:
+    """The top failure kinds, one a line (Markdown joins them with commas); unnamed ones as ``kind 12``."""
+    return "\n".join(f"{kind.replace('_', ' ')}: {count(n)}" for kind, n in row.failures[:TOP_FAILURES])
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the family table, as the terminal and Markdown both show it."""
+
+    title: str
+    cell: Callable[[FamilyRow], str]
+    numeric: bool = True
+
+
+#: The family table's columns (terminal and Markdown alike); hit % and miss % as summarize_stats.py
+#: computes them (:func:`family_rows.spec_total`).
+COLUMNS: tuple[Column, ...] = (
+    Column("Family", lambda row: row.family, numeric=False),
+    Column("Executions", lambda row: count(row.executions)),
+    Column("Share", lambda row: percent(row.share)),
+    Column("Hit", _specialized(lambda row: percent(row.hit))),
+    Column("Miss", _specialized(lambda row: percent(row.miss))),
+    Column("Deferred", _specialized(lambda row: _count(row.deferred))),
+    Column("Deopt", _specialized(lambda row: _count(row.deopt))),
+    Column("Failure kinds", _specialized(_failures), numeric=False),
+)
+
+
+def title(c: Collection, shown: int, total: int) -> str:
+    """``Top 30 of 52 opcode families by executions`` (``, per loop`` for a per-loop collection)."""
+    per_loop = ", per loop" if c.metadata.get("per_loop") else ""
+    return f"Top {shown} of {total} opcode families by executions{per_loop}"
+
+
+def header_line(c: Collection) -> str:
+    """``instructions 1,234 · calls 56 (40.0% inlined) · objects allocated 789 · GC collections 3``."""
+    return " · ".join(f"{words} {value}" for words, value in header(c))
 
 
 def to_markdown(c: Collection, limit: int = LIMIT) -> str:
-    meta = c.metadata
-    lines = [
-        f"**pystats** {meta.get('revision', '?')} ({str(meta.get('sha', ''))[:12]}), "
-        f"Python {meta.get('python_version', '?')}, {meta.get('nfiles', '?')} files",
-        "",
-        "| Family | Executions | Hit | Miss | Deopt |",
-        "|:---|---:|---:|---:|---:|",
-    ]
-    for fam, value in busiest_families(c, limit):
-        spec = [c.get(f"family.{fam}.specialization.{k}", 0) for k in ("hit", "miss", "deopt")]
-        lines.append(f"| `{fam}` | {_count(value)} | " + " | ".join(_count(v) for v in spec) + " |")
+    """The summary as Markdown (``--markdown``, and each collect benchmark's ``summary.md``)."""
+    rows, total = families(c, limit)
+    sha = str(c.metadata.get("sha", ""))[:12]
+    lines = [f"**pystats** {source_words(c)}" + (f" ({sha})" if sha else ""), ""]
+    lines += [header_line(c), ""] if header(c) else []
+    unnamed = unnamed_line(c)
+    if unnamed:
+        lines.append(f"**{unnamed}** (REV: the revision whose build made the dumps)")
+    else:
+        lines += [title(c, len(rows), total) + ":", ""]
+        lines.append("| " + " | ".join(col.title for col in COLUMNS) + " |")
+        lines.append("|" + "|".join("---:" if col.numeric else ":---" for col in COLUMNS) + "|")
+        for row in rows:
+            cells = [col.cell(row).replace("\n", ", ") for col in COLUMNS]
+            cells[0] = f"`{cells[0]}`"
+            lines.append("| " + " | ".join(cells) + " |")
     tier2 = tier2_line(c)
     return "\n".join(lines + (["", tier2] if tier2 else [])) + "\n"
 
 
-def to_rich(c: Collection, limit: int = LIMIT) -> Table:
-    t = Table(
-        title=f"{c.metadata.get('revision', '?')}: top {limit} opcode families by executions", caption=tier2_line(c)
+def to_rich(c: Collection, limit: int = LIMIT) -> RenderableType:
+    """The summary for the terminal: the header line, then the family table (or why there is none)."""
+    rows, total = families(c, limit)
+    unnamed = unnamed_line(c)
+    head = Table.grid(padding=(0, 2))
+    for words, value in header(c):
+        head.add_row(words, Text(value))
+    if unnamed:
+        return Group(Text(f"{source_words(c)}: {unnamed}", style="bold yellow"), head)
+    source = Text(source_words(c), style="bold")
+    table = Table(
+        title=title(c, len(rows), total),
+        caption=tier2_line(c),
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
     )
-    t.add_column("Family")
-    for column in ("Executions", "Hit", "Miss"):
-        t.add_column(column, justify="right")
-    for fam, value in busiest_families(c, limit):
-        t.add_row(
-            fam,
-            _count(value),
-            _count(c.get(f"family.{fam}.specialization.hit", 0)),
-            _count(c.get(f"family.{fam}.specialization.miss", 0)),
+    for col in COLUMNS:
+        table.add_column(
+            col.title,
+            justify="right" if col.numeric else "left",
+            no_wrap=col.numeric or col is COLUMNS[0],
+            overflow="fold",
         )
-    return t
+    for row in rows:
+        table.add_row(*(col.cell(row) for col in COLUMNS))
+    return Group(source, head, table)
