@@ -61,15 +61,12 @@ def show(ctx: Context, collection: Collection, written: dict[str, str | None]) -
     meta = collection.metadata
     nfiles = meta.get("nfiles", "?")
     out.print(
-        f"{nfiles} {'file' if nfiles == 1 else 'files'}, {len(collection.counters)} counters, "
-        f"{len(collection.unknown)} unknown lines"
+        f"{nfiles} {'file' if nfiles == 1 else 'files'}, {len(collection.counters):,} counters, "
+        f"{len(collection.unknown):,} unknown lines"
     )
     for what, where in written.items():
         if where:
             out.print(f"{what}: {where}", markup=False)
-    unnamed = summary.unnamed_line(collection)
-    if unnamed:
-        ctx.reporter.warn(f"{meta.get('generation')}-shaped dumps: {unnamed}, REV the revision whose build made them")
     for warning in meta.get("warnings", [])[:10]:
         ctx.reporter.warn(str(warning))
     for name, files in list(meta.get("negative_counters", {}).items())[:10]:

@@ -65,9 +65,13 @@ def instructions(c: Collection) -> Number:
 
 
 def deferred_in_total(c: Collection) -> bool:
-    """Whether summarize_stats.py of the dump's version counts ``deferred`` in the total (3.11)."""
+    """Whether summarize_stats.py of the dump's version counts ``deferred`` in the total (3.11): the
+    build's Python version when known, else the dump's shape (``Calls via PyEval_EvalFrame`` lines)."""
     meta = c.metadata
-    return meta.get("generation") == "3.11" or str(meta.get("python_version", "")).startswith("3.11")
+    version = str(meta.get("python_version") or "?")
+    if version != "?":
+        return version.startswith("3.11")
+    return meta.get("generation") == "3.11"
 
 
 def spec_total(c: Collection, family: str) -> Number:

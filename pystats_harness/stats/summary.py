@@ -12,7 +12,7 @@ no families: its summary says so, and that ``--rev REV`` names them, in place of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich import box
@@ -28,6 +28,8 @@ LIMIT = 30
 NONE = "–"
 #: Failure kinds shown per family.
 TOP_FAILURES = 3
+#: How the summary says what ``--rev`` would add.
+REV_NAMES = "--rev REV (the revision that made the dumps) names them"
 
 #: The optimizer's totals a summary line names (counter, words).
 TIER2_TOTALS = (
@@ -49,7 +51,14 @@ def unnamed_line(c: Collection) -> str | None:
     """The one line that says a numbered dump's opcodes are unnamed and how to name them (else None)."""
     if c.metadata.get("naming") != "numeric-unnamed":
         return None
-    return "opcodes unnamed (no families): --rev REV names them"
+    return f"opcodes are numbers, no families: {REV_NAMES}"
+
+
+def kinds_line(c: Collection, rows: Sequence[FamilyRow]) -> str | None:
+    """The one line that says failure kinds shown are numbers (a named dump read without its build)."""
+    if c.metadata.get("naming") != "dump-names" or not any(row.failures for row in rows):
+        return None
+    return f"failure kinds are numbers (kind_N): {REV_NAMES}"
 
 
 def _count(value: Number | None) -> str:
@@ -62,30 +71,36 @@ def _specialized(cell: Callable[[FamilyRow], str]) -> Callable[[FamilyRow], str]
 
 
 def _failures(row: FamilyRow) -> str:
-    """The top failure kinds, one a line (Markdown joins them with commas); unnamed ones as ``kind 12``."""
-    return "\n".join(f"{kind.replace('_', ' ')}: {count(n)}" for kind, n in row.failures[:TOP_FAILURES])
+    """``add_other 7, and_int 3``: the top failure kinds, as the build names them (else ``kind_12``)."""
+    return ", ".join(f"{kind} {count(n)}" for kind, n in row.failures[:TOP_FAILURES])
 
 
 @dataclass(frozen=True)
 class Column:
-    """One column of the family table, as the terminal and Markdown both show it."""
+    """One column of a summary table, as the terminal and Markdown both show it."""
 
     title: str
     cell: Callable[[FamilyRow], str]
     numeric: bool = True
 
 
+FAMILY = Column("Family", lambda row: row.family, numeric=False)
 #: The family table's columns (terminal and Markdown alike); hit % and miss % as summarize_stats.py
 #: computes them (:func:`family_rows.spec_total`).
 COLUMNS: tuple[Column, ...] = (
-    Column("Family", lambda row: row.family, numeric=False),
+    FAMILY,
     Column("Executions", lambda row: count(row.executions)),
     Column("Share", lambda row: percent(row.share)),
     Column("Hit", _specialized(lambda row: percent(row.hit))),
     Column("Miss", _specialized(lambda row: percent(row.miss))),
     Column("Deferred", _specialized(lambda row: _count(row.deferred))),
     Column("Deopt", _specialized(lambda row: _count(row.deopt))),
-    Column("Failure kinds", _specialized(_failures), numeric=False),
+)
+#: The failure table's columns: the same families, in the same order, that failed to specialize.
+#: A table of its own so that kinds are never cut into pieces at 100 columns.
+FAILURE_COLUMNS: tuple[Column, ...] = (
+    FAMILY,
+    Column("Top failure kinds", _failures, numeric=False),
 )
 
 
@@ -100,51 +115,72 @@ def header_line(c: Collection) -> str:
     return " · ".join(f"{words} {value}" for words, value in header(c))
 
 
+def failure_title(c: Collection) -> str:
+    return f"Specialization failures, top {TOP_FAILURES} kinds" + (", per loop" if c.metadata.get("per_loop") else "")
+
+
+def _markdown_table(columns: Sequence[Column], rows: Sequence[FamilyRow]) -> list[str]:
+    lines = ["| " + " | ".join(col.title for col in columns) + " |"]
+    lines.append("|" + "|".join("---:" if col.numeric else ":---" for col in columns) + "|")
+    for row in rows:
+        cells = [col.cell(row) for col in columns]
+        cells[0] = f"`{cells[0]}`"
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def to_markdown(c: Collection, limit: int = LIMIT) -> str:
     """The summary as Markdown (``--markdown``, and each collect benchmark's ``summary.md``)."""
     rows, total = families(c, limit)
+    failed = [row for row in rows if row.failures]
     sha = str(c.metadata.get("sha", ""))[:12]
     lines = [f"**pystats** {source_words(c)}" + (f" ({sha})" if sha else ""), ""]
     lines += [header_line(c), ""] if header(c) else []
     unnamed = unnamed_line(c)
     if unnamed:
-        lines.append(f"**{unnamed}** (REV: the revision whose build made the dumps)")
+        lines.append(f"**{unnamed}**")
     else:
-        lines += [title(c, len(rows), total) + ":", ""]
-        lines.append("| " + " | ".join(col.title for col in COLUMNS) + " |")
-        lines.append("|" + "|".join("---:" if col.numeric else ":---" for col in COLUMNS) + "|")
-        for row in rows:
-            cells = [col.cell(row).replace("\n", ", ") for col in COLUMNS]
-            cells[0] = f"`{cells[0]}`"
-            lines.append("| " + " | ".join(cells) + " |")
+        lines += [title(c, len(rows), total) + ":", "", *_markdown_table(COLUMNS, rows)]
+    if failed:
+        lines += ["", failure_title(c) + ":", "", *_markdown_table(FAILURE_COLUMNS, failed)]
+    kinds = kinds_line(c, rows)
+    if kinds:
+        lines += ["", f"**{kinds}**"]
     tier2 = tier2_line(c)
     return "\n".join(lines + (["", tier2] if tier2 else [])) + "\n"
 
 
+def _rich_table(columns: Sequence[Column], rows: Sequence[FamilyRow], title: str) -> Table:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, min_width=len(title))
+    for col in columns:
+        # names are never cut (they are what one searches for); only failure kinds wrap, between kinds
+        table.add_column(col.title, justify="right" if col.numeric else "left", no_wrap=col is not columns[-1])
+    for row in rows:
+        table.add_row(*(col.cell(row) for col in columns))
+    return table
+
+
 def to_rich(c: Collection, limit: int = LIMIT) -> RenderableType:
-    """The summary for the terminal: the header line, then the family table (or why there is none)."""
+    """The summary for the terminal: where the numbers come from, the header, the family table and
+    the failure table (or, for opcode numbers, why there are none)."""
     rows, total = families(c, limit)
-    unnamed = unnamed_line(c)
+    failed = [row for row in rows if row.failures]
+    parts: list[RenderableType] = [Text(source_words(c), style="bold")]
     head = Table.grid(padding=(0, 2))
     for words, value in header(c):
         head.add_row(words, Text(value))
+    parts.append(head)
+    unnamed = unnamed_line(c)
     if unnamed:
-        return Group(Text(f"{source_words(c)}: {unnamed}", style="bold yellow"), head)
-    source = Text(source_words(c), style="bold")
-    table = Table(
-        title=title(c, len(rows), total),
-        caption=tier2_line(c),
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-    )
-    for col in COLUMNS:
-        table.add_column(
-            col.title,
-            justify="right" if col.numeric else "left",
-            no_wrap=col.numeric or col is COLUMNS[0],
-            overflow="fold",
-        )
-    for row in rows:
-        table.add_row(*(col.cell(row) for col in COLUMNS))
-    return Group(source, head, table)
+        parts.append(Text(unnamed, style="bold yellow"))
+    else:
+        parts.append(_rich_table(COLUMNS, rows, title(c, len(rows), total)))
+    if failed:
+        parts.append(_rich_table(FAILURE_COLUMNS, failed, failure_title(c)))
+    kinds = kinds_line(c, rows)
+    if kinds:
+        parts.append(Text(kinds, style="yellow"))
+    tier2 = tier2_line(c)
+    if tier2:
+        parts.append(Text(tier2))
+    return Group(*parts)

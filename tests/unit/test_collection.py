@@ -230,4 +230,4 @@ def test_summary_shows_counts_beyond_2_to_the_53_digit_for_digit() -> None:
     from pystats_harness.stats import summary
 
     c = Collection({}, {"family.NOP.execution_count": 2**60 + 1, "family.NOP.specialization.hit": 3})
-    assert "| `NOP` | 1,152,921,504,606,846,977 | – | 100.0% | 0.0% | 0 | 0 |  |" in summary.to_markdown(c)
+    assert "| `NOP` | 1,152,921,504,606,846,977 | – | 100.0% | 0.0% | 0 | 0 |" in summary.to_markdown(c)
