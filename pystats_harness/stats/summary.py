@@ -1,13 +1,16 @@
 """A collection at a glance: what a CPython core developer reads pystats for.
 
 A header (instructions, calls, objects allocated, GC collections) and the busiest opcode families,
-each with its executions, its share of all instructions, how well it specializes (hit %, miss %,
-deferred, deopt) and its top failure kinds; a line on what tier 2 did when the dumps have optimizer
-lines. The terminal (:func:`to_rich`) and Markdown (:func:`to_markdown`) show the same columns
-(``COLUMNS``); the numbers are computed once (:mod:`pystats_harness.stats.family_rows`).
+each with its executions, its share of all instructions and how well it specializes (hit %, miss %,
+deferred, deopt); then, for those of them that failed to specialize, their top failure kinds (a
+table of its own, so that at 100 columns no kind is cut in pieces); a line on what tier 2 did when
+the dumps have optimizer lines. The terminal (:func:`to_rich`) and Markdown (:func:`to_markdown`)
+show the same tables with the same columns (``COLUMNS``, ``FAILURE_COLUMNS``); the numbers are
+computed once (:mod:`pystats_harness.stats.family_rows`).
 
-A collection whose opcodes are numbers no build named (a 3.11/3.12 dump read without ``--rev``) has
-no families: its summary says so, and that ``--rev REV`` names them, in place of the table.
+What the dumps cannot say without their build is said in one line: opcodes that are numbers (a
+3.11/3.12 dump read without ``--rev``: no families, the line in place of the tables) and failure
+kinds that are numbers (``kind_N``: a 3.13+ dump read without ``--rev``).
 """
 
 from __future__ import annotations
