@@ -123,7 +123,8 @@ def compare_suites(
 @harness_task(
     help={
         "directory": "a directory of pystats dump files (*.txt), e.g. a run's py_stats dir",
-        "rev": "the revision whose cached build made the dumps (names 3.11/3.12 opcode numbers)",
+        "rev": "the revision whose cached build made the dumps: names 3.11/3.12 opcode numbers and "
+        "failure kinds (3.13+ dumps name their opcodes themselves)",
         "patches": "the --patches that build was made with (default auto)",
         "json": "write the collection (schema pystats-harness/1) here",
         "markdown": "write a Markdown summary here",
@@ -143,7 +144,7 @@ def stats_task(
     lenient: bool = False,
     summarize_json: str | None = None,
 ) -> None:
-    """Turn a directory of dump files into one named collection."""
+    """Turn a directory of dump files into one named collection and show its summary."""
     per = number("loops", loops)
     ctx = settings_of(c)
     stats(
