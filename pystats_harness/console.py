@@ -63,10 +63,15 @@ class Reporter:
 #: Width of tables written to a file or a pipe (a terminal's own width is used otherwise), so that
 #: keys, shas and counter names are never cut short in logs.
 PIPE_WIDTH = 200
+#: Width of output meant to be read or pasted (``invoke stats``' summary) when it is not a terminal.
+READING_WIDTH = 100
 
 
-def stdout_console() -> Console:
-    return Console(file=sys.stdout, highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+def stdout_console(fit: int | None = None) -> Console:
+    """The console of a task's results: at a terminal, the terminal's width; else ``PIPE_WIDTH`` columns
+    with long lines left whole (logs), or, given ``fit``, ``fit`` columns every line is wrapped to."""
+    width = None if sys.stdout.isatty() else fit or PIPE_WIDTH
+    return Console(file=sys.stdout, highlight=False, soft_wrap=fit is None, width=width)
 
 
 def one_line(text: str) -> str:

@@ -11,14 +11,14 @@ from pystats_harness.builder.obtain import existing, plan_for
 from pystats_harness.builder.recipe import Recipe
 from pystats_harness.cli.common import number, resolve
 from pystats_harness.cli.shell import harness_task, settings_of
-from pystats_harness.console import stdout_console
+from pystats_harness.console import READING_WIDTH, stdout_console
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.reports import output_file
 from pystats_harness.stats import compare as _compare
 from pystats_harness.stats import summary
-from pystats_harness.stats.collection import dump_files, from_dump, load, per_loop
+from pystats_harness.stats.collection import Collection, dump_files, from_dump, load, per_loop
 from pystats_harness.stats.dumps import parse_files
 from pystats_harness.stats.outputs import write_collection, write_comparison
 from pystats_harness.stats.summarize_json import summarize_json
@@ -52,16 +52,22 @@ def stats(
     write_collection(
         collection, export, json_out=json_out, markdown_out=markdown_out, summarize_json_out=summarize_json_out
     )
-    out = stdout_console()
+    show(ctx, collection, {"JSON": json_out, "Markdown": markdown_out, "summarize_stats JSON": summarize_json_out})
+
+
+def show(ctx: Context, collection: Collection, written: dict[str, str | None]) -> None:
+    """The summary (100 columns when not a terminal), what was written where, and the warnings."""
+    out = stdout_console(fit=READING_WIDTH)
     out.print(summary.to_rich(collection))
     meta = collection.metadata
+    nfiles = meta.get("nfiles", "?")
     out.print(
-        f"{meta.get('nfiles', '?')} files, {len(collection.counters)} counters, "
-        f"{len(collection.unknown)} unknown lines"
-        + (f"; JSON: {json_out}" if json_out else "")
-        + (f"; Markdown: {markdown_out}" if markdown_out else "")
-        + (f"; summarize_stats JSON: {summarize_json_out}" if summarize_json_out else "")
+        f"{nfiles} {'file' if nfiles == 1 else 'files'}, {len(collection.counters):,} counters, "
+        f"{len(collection.unknown):,} unknown lines"
     )
+    for what, where in written.items():
+        if where:
+            out.print(f"{what}: {where}", markup=False)
     for warning in meta.get("warnings", [])[:10]:
         ctx.reporter.warn(str(warning))
     for name, files in list(meta.get("negative_counters", {}).items())[:10]:
@@ -118,7 +124,8 @@ def compare_suites(
 @harness_task(
     help={
         "directory": "a directory of pystats dump files (*.txt), e.g. a run's py_stats dir",
-        "rev": "the revision whose cached build made the dumps (names 3.11/3.12 opcode numbers)",
+        "rev": "the revision whose cached build made the dumps: names 3.11/3.12 opcode numbers and "
+        "failure kinds (3.13+ dumps name their opcodes themselves)",
         "patches": "the --patches that build was made with (default auto)",
         "json": "write the collection (schema pystats-harness/1) here",
         "markdown": "write a Markdown summary here",
@@ -138,7 +145,7 @@ def stats_task(
     lenient: bool = False,
     summarize_json: str | None = None,
 ) -> None:
-    """Turn a directory of dump files into one named collection."""
+    """Turn a directory of dump files into one named collection and show its summary."""
     per = number("loops", loops)
     ctx = settings_of(c)
     stats(

@@ -31,6 +31,7 @@ from pystats_harness.errors import ConfigError, StatsParseError
 from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.stats.dumps import DumpResult, parse_files
 from pystats_harness.stats.exact import display
+from pystats_harness.stats.families import dump_tables
 from pystats_harness.stats.keys import Stat, classify
 from pystats_harness.stats.names import NameTables
 
@@ -182,14 +183,20 @@ def collect_dir(
 
 
 def from_dump(dump: DumpResult, names: NameTables | None, metadata: Mapping[str, Any]) -> Collection:
-    counters, specializable, unknown = name_counters(dump.raw, names)
+    """The named collection of ``dump``: opcode numbers named with the build's ``names``; a dump that
+    names its opcodes (3.13+) gets its families from its own lines when ``names`` is None."""
+    shape = dump.generation
+    derived = dump_tables(dump.raw) if names is None and shape is not None and not shape.numbered else None
+    counters, specializable, unknown = name_counters(dump.raw, names or derived)
     meta: dict[str, Any] = dict(metadata)
     meta.setdefault("files", [{"path": source, "origin": "dump"} for source in dump.sources])
     meta["nfiles"] = len(dump.sources)
     if names is not None:
         meta.setdefault("python_version", names.python_version)
-    numeric = any(part.isdigit() for name in counters if name.startswith("opcode.") for part in name.split(".")[1:2])
+    numeric = shape is not None and shape.numbered
     meta["naming"] = "names.json" if names else ("numeric-unnamed" if numeric else "dump-names")
+    if shape is not None:
+        meta["generation"] = shape.label
     meta["specializable"] = specializable
     if dump.negative:
         meta["negative_counters"] = negative_counters(dump.negative, names)

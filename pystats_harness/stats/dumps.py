@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.errors import StatsParseError
-from pystats_harness.stats.keys import Stat, classify, classify_key
+from pystats_harness.stats.keys import Generation, Stat, classify, classify_key, generation
 
 # Printed only by _Py_PrintSpecializationStats(0), which no caller uses; tolerated with a warning.
 _HEADERS = frozenset({b"Specialization stats:"})
@@ -69,6 +69,11 @@ class DumpResult:
     @property
     def stats(self) -> tuple[Stat, ...]:
         return tuple(classify(key, value) for key, value in self.raw.items())
+
+    @property
+    def generation(self) -> Generation | None:
+        """3.11 / 3.12 (opcode numbers) or 3.13+ (names); None without opcode lines (:func:`keys.generation`)."""
+        return generation(self.raw)
 
     @property
     def unknown(self) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -130,3 +131,38 @@ def classify(key: str, value: int = 0) -> Stat:
     """Turn one raw key (as printed, stripped) and its value into a typed :class:`Stat`."""
     kind, parts = classify_key(key)
     return Stat(kind, parts, value, key)
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """What a dump's keys say about the CPython that wrote it: ``label`` names the shape (``3.11``,
+    ``3.12``, ``3.13+``), ``numbered`` whether its opcodes are numbers a build's tables must name."""
+
+    label: str
+    numbered: bool
+
+
+#: 3.11 and 3.12 dumps print ``opcode[157]``; 3.13+ (GH-109330, 3.13.0a1) ``opcode[LOAD_ATTR]``.
+NUMBERED_3_11 = Generation("3.11", numbered=True)
+NUMBERED_3_12 = Generation("3.12", numbered=True)
+NAMED = Generation("3.13+", numbered=False)
+
+
+def generation(keys: Iterable[str]) -> Generation | None:
+    """The one place that reads a dump's generation from its raw keys (None: no opcode lines).
+
+    Opcode numbers (``opcode[157].execution_count``) are 3.11/3.12; among them, ``Calls via
+    PyEval_EvalFrame[i]`` (bbcf42449e, 3.12.0a1) tells 3.12 from 3.11.  Opcode names are 3.13+.
+    """
+    numbered = named = calls_via = False
+    for key in keys:
+        if key.startswith("opcode["):
+            if key[7:8].isdigit():
+                numbered = True
+            else:
+                named = True
+        elif key.startswith("Calls via PyEval_EvalFrame["):
+            calls_via = True
+    if numbered:
+        return NUMBERED_3_12 if calls_via else NUMBERED_3_11
+    return NAMED if named else None

@@ -155,7 +155,8 @@ def summarize_json(dump: DumpResult, names: NameTables, origin: Mapping[str, Any
             f"failure kind {too_large[0]} (moved by {offset}) is beyond what summarize_stats.py keeps "
             f"({SCRIPT_FAILURE_KINDS}); this build's failure kinds cannot be exported"
         )
-    numeric = any(key.startswith("opcode[") and key[7:8].isdigit() for key in dump.raw)
+    shape = dump.generation
+    numeric = shape is not None and shape.numbered
     doc["__nfiles__"] = len(dump.sources)
     doc["_specialized_instructions"] = _specialized_instructions(names)
     doc["_stats_defines"] = _grouped(names.eval_call)
