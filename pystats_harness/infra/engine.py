@@ -148,6 +148,15 @@ ENGINE_GONE = (
 )
 
 
+def timed_out(exc: BaseException) -> bool:
+    """Whether a call ended at its own timeout, not because the engine went away: requests raises
+    ReadTimeout while it waits for an answer's head, ConnectionError(ReadTimeoutError) for its body."""
+    if isinstance(exc, requests.exceptions.ReadTimeout):
+        return True
+    cause = exc.args[0] if isinstance(exc, requests.exceptions.ConnectionError) and exc.args else None
+    return isinstance(cause, urllib3.exceptions.ReadTimeoutError)
+
+
 @contextlib.contextmanager
 def _engine_answers(what: str) -> Iterator[None]:
     """Turn the engine's disappearance during ``what`` into EngineUnavailable (exit 5), one line."""
@@ -204,11 +213,13 @@ class Container:
 
     def wait(self, timeout: float | None = None) -> int:
         assert self._container is not None
-        try:
-            with _engine_answers(f"waiting for container {self.name}"):
+        with _engine_answers(f"waiting for container {self.name}"):
+            try:
                 return int(self._container.wait(timeout=timeout)["StatusCode"])
-        except requests.exceptions.ReadTimeout:
-            raise RunFailed(f"container {self.name} did not finish within {timeout} s; it was killed") from None
+            except requests.exceptions.RequestException as exc:
+                if not timed_out(exc):
+                    raise
+        raise RunFailed(f"container {self.name} did not finish within {timeout} s; it was killed")
 
     def oom_killed(self) -> bool:
         """Whether the kernel OOM-killed a process of the (exited) container at its memory limit."""
