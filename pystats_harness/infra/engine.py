@@ -8,7 +8,7 @@ import os
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import docker.errors
 import docker.models.containers
@@ -17,6 +17,7 @@ import urllib3.exceptions
 
 import docker
 from pystats_harness.errors import EngineUnavailable, ImageError, RunFailed
+from pystats_harness.infra import feed
 from pystats_harness.infra.proc import pid_alive
 from pystats_harness.infra.spec import ContainerResult as ContainerResult
 from pystats_harness.infra.spec import ContainerSpec as ContainerSpec
@@ -54,6 +55,7 @@ def create_options(spec: ContainerSpec) -> dict[str, Any]:
         "mem_limit": spec.memory,
         "memswap_limit": spec.memory,  # the same value: no swap on top of the limit
         "pids_limit": spec.pids,
+        "stdin_open": spec.stdin,
     }
 
 
@@ -178,6 +180,7 @@ class Container:
         self.keep = keep
         self.name = f"{spec.name_prefix}-{uuid.uuid4().hex[:12]}"
         self._container: docker.models.containers.Container | None = None
+        self._stdin: Any = None  # the attach socket feeding the command's stdin (spec.stdin)
 
     def __enter__(self) -> Container:
         try:
@@ -185,9 +188,14 @@ class Container:
                 self.spec.image,
                 name=self.name,
                 labels={LABEL: "1", f"{LABEL}.pid": str(os.getpid())},
-                detach=True,
+                # create attaches nothing; not detached, the SDK also sets StdinOnce, so that the
+                # command's stdin ends when the feed shuts its write side
+                detach=not self.spec.stdin,
                 **create_options(self.spec),
             )
+            if self.spec.stdin:  # attached before the start: no byte is read before it can be fed
+                attached = self._container.attach_socket(params={"stdin": 1, "stream": 1})
+                self._stdin = getattr(attached, "_sock", attached)  # the socket under the SDK's SocketIO
             self._container.start()
         except ENGINE_GONE:
             self._remove()
@@ -210,6 +218,11 @@ class Container:
                     yield line.decode("utf-8", errors="replace")
         if buffer:
             yield buffer.decode("utf-8", errors="replace")
+
+    def feed(self, source: IO[bytes]) -> None:
+        """Copy ``source`` to the command's stdin as it comes, then end it (in a thread: see infra/feed.py)."""
+        assert self._stdin is not None, "feed needs a spec with stdin"
+        feed.start_feeding(source, self._stdin)
 
     def wait(self, timeout: float | None = None) -> int:
         assert self._container is not None
@@ -235,6 +248,8 @@ class Container:
         return out, err
 
     def _remove(self) -> None:
+        if self._stdin is not None:
+            feed.close(self._stdin)
         if self._container is None or self.keep:
             return
         try:
@@ -251,10 +266,18 @@ class Container:
 
 
 def run(
-    client: docker.DockerClient, spec: ContainerSpec, *, timeout: float | None = None, keep: bool = False
+    client: docker.DockerClient,
+    spec: ContainerSpec,
+    *,
+    timeout: float | None = None,
+    keep: bool = False,
+    stdin: IO[bytes] | None = None,
 ) -> ContainerResult:
-    """Run a container to completion and return its exit code, stdout and stderr separately."""
+    """Run a container to completion and return its exit code, stdout and stderr separately; ``stdin``
+    (with ``spec.stdin``) is fed to its command."""
     with Container(client, spec, keep=keep) as container:
+        if stdin is not None:
+            container.feed(stdin)
         code = container.wait(timeout=timeout)
         out, err = container.output()
         return ContainerResult(code, out, err, oom_killed=container.oom_killed())
