@@ -1,4 +1,5 @@
-"""``invoke run`` without an engine: the stdin feed."""
+"""``invoke run`` without an engine: which argument is the script and what of the host it mounts, and the
+stdin feed."""
 
 from __future__ import annotations
 
@@ -6,9 +7,101 @@ import os
 import socket
 from pathlib import Path
 
+import pytest
+
 from pystats_harness.builder.cache import CacheEntry
+from pystats_harness.errors import ConfigError
 from pystats_harness.infra import engine, feed
 from pystats_harness.infra.runner import RunRequest, container_spec
+from pystats_harness.infra.script import SCRIPT_DIR_IN_CONTAINER, ScriptRun, host_script, script_position
+
+UID = 65534
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["hello.py", "-c", "x"], 0),
+        (["-X", "pystats", "hello.py"], 2),
+        (["-Xpystats", "-u", "hello.py", "--flag"], 2),
+        (["-bb", "-W", "error", "hello.py"], 3),
+        (["-uWerror", "hello.py"], 1),
+        (["--check-hash-based-pycs", "never", "hello.py"], 2),
+        (["-I", "--", "-odd.py"], 2),
+        (["-", "arg"], 0),
+        (["-c", "print(1)", "hello.py"], None),
+        (["-Sc", "print(1)"], None),
+        (["-m", "json.tool", "hello.py"], None),
+        (["-mjson.tool"], None),
+        (["-X", "pystats"], None),
+        ([], None),
+    ],
+    ids=[
+        "first",
+        "after -X value",
+        "after attached -X",
+        "after -W value",
+        "attached -W",
+        "long option value",
+        "after --",
+        "stdin",
+        "-c",
+        "grouped -c",
+        "-m",
+        "attached -m",
+        "no script",
+        "nothing",
+    ],
+)
+def test_the_script_is_the_first_argument_that_is_no_option(args: list[str], expected: int | None) -> None:
+    assert script_position(args) == expected
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A host script beside a data file, readable by the run's user."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "hello.py").write_text("print(open('data.txt').read())\n")
+    (folder / "data.txt").write_text("sibling\n")
+    for path in (tmp_path, folder):
+        path.chmod(0o755)
+    return folder
+
+
+def test_a_host_script_runs_from_its_mounted_directory(project: Path) -> None:
+    run = host_script(["-X", "pystats", "project/hello.py", "data.txt", "-v"], project.parent, uid=UID)
+    assert run.args == ("-X", "pystats", f"{SCRIPT_DIR_IN_CONTAINER}/hello.py", "data.txt", "-v")
+    assert run.workdir == SCRIPT_DIR_IN_CONTAINER
+    assert [(m.source, m.target, m.read_only) for m in run.mounts] == [(str(project), SCRIPT_DIR_IN_CONTAINER, True)]
+    assert host_script([str(project / "hello.py")], Path("/"), uid=UID) == ScriptRun(
+        (f"{SCRIPT_DIR_IN_CONTAINER}/hello.py",), run.mounts, SCRIPT_DIR_IN_CONTAINER
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-c", "import sys"], ["-m", "json.tool", "hello.py"], ["-"], ["/src/Tools/scripts/summarize_stats.py", "x"]],
+    ids=["-c", "-m", "stdin", "a path in the container"],
+)
+def test_code_modules_stdin_and_container_paths_pass_through(args: list[str], project: Path) -> None:
+    assert host_script(args, project, uid=UID) == ScriptRun(tuple(args))
+
+
+def test_a_relative_script_missing_here_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"^nothere.py: no such file on this host \(.*/nothere.py\)"):
+        host_script(["nothere.py"], tmp_path, uid=UID)
+
+
+def test_a_script_the_run_user_cannot_read_is_refused_with_the_fix(project: Path) -> None:
+    (project / "hello.py").chmod(0o600)
+    with pytest.raises(ConfigError, match=r"cannot read it; `chmod o\+r .*hello.py`"):
+        host_script(["hello.py"], project, uid=UID)
+    (project / "hello.py").chmod(0o644)
+    project.chmod(0o700)
+    with pytest.raises(ConfigError, match=r"cannot enter its directory; `chmod o\+x .*project`"):
+        host_script(["hello.py"], project, uid=UID)
+    assert host_script(["hello.py"], project, uid=os.stat(project).st_uid).mounts  # its owner can
 
 
 def test_a_run_with_stdin_asks_the_engine_to_keep_it_open_and_nothing_else(tmp_path: Path) -> None:
