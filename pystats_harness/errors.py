@@ -9,6 +9,7 @@ argv, exit status and stderr tail), so that nothing ever parses a message back.
 from __future__ import annotations
 
 import re
+import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,6 +174,28 @@ class RunFailed(HarnessError):
     """A run of a built interpreter could not be carried out."""
 
     exit_code = ExitCode.RUN_FAILED
+
+
+class InterpreterExited(HarnessError):
+    """`invoke run`: the interpreter ran and exited non-zero, with its own code ``status`` (so that a
+    script's ``sys.exit(3)`` is not the harness's "revision not found")."""
+
+    exit_code = ExitCode.INTERPRETER_EXITED
+
+    def __init__(self, status: int, run_dir: Path) -> None:
+        super().__init__(f"interpreter exited {status}{_as_if_killed(status)}; its output is kept in {run_dir}")
+        self.status = status
+        self.run_dir = run_dir
+
+
+def _as_if_killed(status: int) -> str:
+    """What a status above 128 looks like: a process killed by signal ``status - 128`` (a container's
+    main process killed by SIGSEGV exits 139); "" if it names no signal."""
+    try:
+        name = signal.Signals(status - 128).name if status > 128 else ""
+    except ValueError:
+        return ""
+    return f" (as a process killed by {name} does)" if name else ""
 
 
 class DiskFull(HarnessError):

@@ -107,6 +107,11 @@ class ExitCode(_Coded):
         "cache) is refused before any work; the cache directory (`cache_dir`) when the task first writes it; "
         "nothing half-written",
     )
+    INTERPRETER_EXITED = (
+        33,
+        "`invoke run`: the interpreter exited non-zero; the line `interpreter exited N` gives its own exit code "
+        "(its output is above and kept in the run's directory)",
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 
 

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from pystats_harness.builder.cache import lookup
+from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra import engine
 from pystats_harness.infra.proc import pid_alive
 from tests.support.builds import cache_key
 from tests.support.disk import disk_mb
-from tests.support.invoke_runner import Harness
+from tests.support.invoke_runner import INVOKE, ROOT, Harness
 from tests.support.repo import commit_files
 from tests.support.streamed import Streamed
 
@@ -101,8 +104,64 @@ def test_run_returns_stats_only_for_runs_that_produce_them(harness: Harness, bui
     files = list(bracket.iterdir())
     assert len(files) == 1 and "execution_count" in files[0].read_text()
     assert len({plain, xstats, bracket}) == 3  # every run has its own stats dir
-    code, _, _ = _run(harness, "-c", "raise SystemExit(7)")
-    assert code == 7
+
+
+HOST_SCRIPT = """import sys
+import helper  # a module beside the script
+sys._stats_on(); total = sum(range(10)); sys._stats_off()
+print(helper.GREETING, open("data.txt").read().strip(), sys.stdin.read().strip().upper(), sys.argv[1:], total)
+"""
+
+
+@pytest.fixture
+def host_scripts(tmp_path: Path) -> Path:
+    """A script with a module and a data file beside it, and one that exits 3 (the run's user, nobody,
+    enters the directory and reads the files)."""
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    folder.chmod(0o755)
+    (folder / "hello.py").write_text(HOST_SCRIPT)
+    (folder / "helper.py").write_text("GREETING = 'hi'\n")
+    (folder / "data.txt").write_text("sibling\n")
+    (folder / "exit3.py").write_text("import sys\nprint('leaving')\nsys.exit(3)\n")
+    return folder
+
+
+def test_run_a_host_script_with_stdin_and_its_own_exit_code(
+    harness: Harness, built_3135: dict, host_scripts: Path
+) -> None:
+    out = harness.invoke(
+        "run", "--rev", "v3.13.5", "--", str(host_scripts / "hello.py"), "a b", "-c", input="piped words\n"
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.strip() == "hi sibling PIPED WORDS ['a b', '-c'] 45"
+    assert out.stderr.strip().splitlines()[-1] == "interpreter exited 0"
+    failed = harness.invoke("run", "--rev", "v3.13.5", "--", str(host_scripts / "exit3.py"), input="")
+    assert failed.returncode == ExitCode.INTERPRETER_EXITED == 33, failed.stdout + failed.stderr
+    assert failed.stdout == "leaving\n" and failed.stderr.strip().splitlines()[-1].startswith(
+        "error: interpreter exited 3; its output is kept in "
+    )
+
+
+def test_a_run_waiting_for_stdin_ends_at_its_timeout(harness: Harness, built_3135: dict) -> None:
+    """stdin held open and never written: the run is killed at run_timeout (exit 14), its container removed."""
+    read, write = os.pipe()
+    try:
+        out = subprocess.run(
+            [*INVOKE, "run", "--", "-c", "import sys; sys.stdin.read()"],
+            cwd=ROOT,
+            env=harness.env(INVOKE_PYSTATS_RUN_TIMEOUT="3"),
+            stdin=read,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(read)
+        os.close(write)
+    assert out.returncode == 14, out.stdout + out.stderr
+    assert "did not finish within 3" in out.stderr
+    assert _leaked(engine.connect()) == {}
 
 
 def _variant_flags(tmp_path: Path, extra: str) -> str:

@@ -1,5 +1,5 @@
-"""``invoke run`` without an engine: which argument is the script and what of the host it mounts, and the
-stdin feed."""
+"""``invoke run`` without an engine: which argument is the script and what of the host it mounts, the
+stdin feed, the interpreter's exit told apart from the harness's."""
 
 from __future__ import annotations
 
@@ -10,10 +10,13 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.builder.cache import CacheEntry
-from pystats_harness.errors import ConfigError
+from pystats_harness.cli.common import error_exit
+from pystats_harness.errors import ConfigError, InterpreterExited
+from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra import engine, feed
 from pystats_harness.infra.runner import RunRequest, container_spec
 from pystats_harness.infra.script import SCRIPT_DIR_IN_CONTAINER, ScriptRun, host_script, script_position
+from tests.support.invoke_runner import invoke_in
 
 UID = 65534
 
@@ -138,3 +141,23 @@ def test_the_feed_ends_quietly_when_the_program_is_gone(tmp_path: Path) -> None:
     with (tmp_path / "in").open("rb") as source:
         assert feed.copy_then_close(source, sink) < 100_000
     feed.close(sink)
+
+
+@pytest.mark.parametrize(
+    ("status", "line"),
+    [
+        (3, "error: interpreter exited 3; its output is kept in /runs/x"),
+        (139, "error: interpreter exited 139 (as a process killed by SIGSEGV does); its output is kept in /runs/x"),
+        (255, "error: interpreter exited 255; its output is kept in /runs/x"),
+    ],
+)
+def test_the_interpreters_exit_is_its_own_code(status: int, line: str) -> None:
+    assert error_exit(InterpreterExited(status, Path("/runs/x"))) == (line, ExitCode.INTERPRETER_EXITED)
+    assert ExitCode.INTERPRETER_EXITED not in (ExitCode.REVISION_NOT_FOUND, ExitCode.CONFIG_ERROR, status)
+
+
+def test_a_missing_relative_script_is_exit_2_before_any_lookup(tmp_path: Path) -> None:
+    out = invoke_in(tmp_path, "run", "--", "-X", "pystats", "no_such_script.py", DOCKER_HOST="unix:///nonexistent/x")
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1, out.stderr
+    assert lines[0].startswith("error: no_such_script.py: no such file on this host")
