@@ -188,6 +188,17 @@ class InterpreterExited(HarnessError):
         self.run_dir = run_dir
 
 
+class ScriptUnreadable(HarnessError):
+    """`invoke run`: the run's user ``uid`` cannot read the host script ``path`` (``what`` "read it") or
+    enter its directory (``what`` "enter its directory"); ``fix`` is the chmod that lets it."""
+
+    exit_code = ExitCode.SCRIPT_UNREADABLE
+
+    def __init__(self, given: str, path: Path, uid: int, *, what: str, fix: str) -> None:
+        super().__init__(f"{given}: the run's user (uid {uid}) cannot {what}; `{fix}`, then run again")
+        self.given, self.path, self.uid, self.what, self.fix = given, path, uid, what, fix
+
+
 def _as_if_killed(status: int) -> str:
     """What a status above 128 looks like: a process killed by signal ``status - 128`` (a container's
     main process killed by SIGSEGV exits 139); "" if it names no signal."""

@@ -112,6 +112,11 @@ class ExitCode(_Coded):
         "`invoke run`: the interpreter exited non-zero; the line `interpreter exited N` gives its own exit code "
         "(its output is above and kept in the run's directory)",
     )
+    SCRIPT_UNREADABLE = (
+        34,
+        "`invoke run`: the run's user (`nobody`) cannot read the host script or enter its directory; refused "
+        "before any work, the line gives the `chmod` that fixes it",
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 
 

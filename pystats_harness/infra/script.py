@@ -8,6 +8,7 @@ The script is the first argument that is not an interpreter option, as CPython r
   ``/script``, the run's working directory, and the argument becomes ``/script/NAME``; the arguments
   after it pass through unchanged (a relative path among them is read from the script's directory);
 - a relative path that does not exist here: refused (exit 2), since it can only have meant a host file;
+- a script the run's user cannot read, or whose directory it cannot enter: refused (exit 34) with the ``chmod``;
 - an absolute path that does not exist here: passed through, a path in the container (``/src/…``).
 
 ``-c CODE``, ``-m MOD`` and ``-`` (the program on stdin) mount nothing.
@@ -20,8 +21,9 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from shlex import quote
 
-from pystats_harness.errors import ConfigError
+from pystats_harness.errors import ConfigError, ScriptUnreadable
 from pystats_harness.infra.spec import Mount
 
 SCRIPT_DIR_IN_CONTAINER = "/script"
@@ -86,9 +88,11 @@ def _check_reachable(script: Path, directory: Path, given: str, uid: int) -> Non
             "move it into a directory of its own"
         )
     if not _readable_by(script.stat(), uid, (stat.S_IRUSR, stat.S_IRGRP, stat.S_IROTH)):
-        raise ConfigError(f"{given}: the run's user (uid {uid}) cannot read it; `chmod o+r {script}`")
+        raise ScriptUnreadable(given, script, uid, what="read it", fix=f"chmod o+r {quote(str(script))}")
     if not _readable_by(directory.stat(), uid, (stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH)):
-        raise ConfigError(f"{given}: the run's user (uid {uid}) cannot enter its directory; `chmod o+x {directory}`")
+        raise ScriptUnreadable(
+            given, directory, uid, what="enter its directory", fix=f"chmod o+x {quote(str(directory))}"
+        )
 
 
 def host_script(args: Sequence[str], cwd: Path, *, uid: int) -> ScriptRun:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -110,37 +111,39 @@ HOST_SCRIPT = """import sys
 import helper  # a module beside the script
 sys._stats_on(); total = sum(range(10)); sys._stats_off()
 print(helper.GREETING, open("data.txt").read().strip(), sys.stdin.read().strip().upper(), sys.argv[1:], total)
+sys.exit(3)
 """
 
 
 @pytest.fixture
 def host_scripts(tmp_path: Path) -> Path:
-    """A script with a module and a data file beside it, and one that exits 3 (the run's user, nobody,
-    enters the directory and reads the files)."""
+    """A script with a module and a data file beside it (the run's user, nobody, enters the directory
+    and reads the files)."""
     folder = tmp_path / "scripts"
     folder.mkdir()
     folder.chmod(0o755)
     (folder / "hello.py").write_text(HOST_SCRIPT)
     (folder / "helper.py").write_text("GREETING = 'hi'\n")
     (folder / "data.txt").write_text("sibling\n")
-    (folder / "exit3.py").write_text("import sys\nprint('leaving')\nsys.exit(3)\n")
     return folder
 
 
-def test_run_a_host_script_with_stdin_and_its_own_exit_code(
+def test_a_host_script_reads_its_sibling_and_stdin_and_its_exit_is_its_own(
     harness: Harness, built_3135: dict, host_scripts: Path
 ) -> None:
+    """One run: the script's directory mounted, stdin fed, arguments kept; its sys.exit(3) is the line
+    'interpreter exited 3' and exit 33 (not 3, revision not found), with the stats command for its dumps."""
     out = harness.invoke(
         "run", "--rev", "v3.13.5", "--", str(host_scripts / "hello.py"), "a b", "-c", input="piped words\n"
     )
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert out.stdout.strip() == "hi sibling PIPED WORDS ['a b', '-c'] 45"
-    assert out.stderr.strip().splitlines()[-1] == "interpreter exited 0"
-    failed = harness.invoke("run", "--rev", "v3.13.5", "--", str(host_scripts / "exit3.py"), input="")
-    assert failed.returncode == ExitCode.INTERPRETER_EXITED == 33, failed.stdout + failed.stderr
-    assert failed.stdout == "leaving\n" and failed.stderr.strip().splitlines()[-1].startswith(
-        "error: interpreter exited 3; its output is kept in "
-    )
+    assert out.returncode == ExitCode.INTERPRETER_EXITED == 33, out.stdout + out.stderr
+    assert out.stdout == "hi sibling PIPED WORDS ['a b', '-c'] 45\n"
+    lines = out.stderr.strip().splitlines()
+    assert lines[-1].startswith("error: interpreter exited 3; its output is kept in "), out.stderr
+    command = next(line for line in lines if line.startswith("to summarize them: ")).split(": ", 1)[1]
+    assert command.startswith("invoke stats ") and command.endswith("/py_stats --rev v3.13.5")
+    summary = harness.invoke(*shlex.split(command)[1:])  # the printed command works as printed
+    assert summary.returncode == 0, summary.stdout + summary.stderr
 
 
 def test_a_run_waiting_for_stdin_ends_at_its_timeout(harness: Harness, built_3135: dict) -> None:

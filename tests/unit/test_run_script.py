@@ -10,10 +10,14 @@ from pathlib import Path
 import pytest
 
 from pystats_harness.builder.cache import CacheEntry
+from pystats_harness.builder.configurations import DEFAULT
+from pystats_harness.builder.recipe import Recipe
 from pystats_harness.cli.common import error_exit
-from pystats_harness.errors import ConfigError, InterpreterExited
+from pystats_harness.cli.run import stats_command
+from pystats_harness.errors import ConfigError, InterpreterExited, ScriptUnreadable
 from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra import engine, feed
+from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.infra.runner import RunRequest, container_spec
 from pystats_harness.infra.script import SCRIPT_DIR_IN_CONTAINER, ScriptRun, host_script, script_position
 from tests.support.invoke_runner import invoke_in
@@ -98,11 +102,13 @@ def test_a_relative_script_missing_here_is_refused(tmp_path: Path) -> None:
 
 def test_a_script_the_run_user_cannot_read_is_refused_with_the_fix(project: Path) -> None:
     (project / "hello.py").chmod(0o600)
-    with pytest.raises(ConfigError, match=r"cannot read it; `chmod o\+r .*hello.py`"):
+    with pytest.raises(ScriptUnreadable, match=r"^hello.py: .* cannot read it; `chmod o\+r .*hello.py`") as unreadable:
         host_script(["hello.py"], project, uid=UID)
+    assert unreadable.value.exit_code == ExitCode.SCRIPT_UNREADABLE != ExitCode.CONFIG_ERROR
+    assert unreadable.value.path == (project / "hello.py").resolve()
     (project / "hello.py").chmod(0o644)
     project.chmod(0o700)
-    with pytest.raises(ConfigError, match=r"cannot enter its directory; `chmod o\+x .*project`"):
+    with pytest.raises(ScriptUnreadable, match=r"cannot enter its directory; `chmod o\+x .*project`"):
         host_script(["hello.py"], project, uid=UID)
     assert host_script(["hello.py"], project, uid=os.stat(project).st_uid).mounts  # its owner can
 
@@ -161,3 +167,17 @@ def test_a_missing_relative_script_is_exit_2_before_any_lookup(tmp_path: Path) -
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 2 and len(lines) == 1, out.stderr
     assert lines[0].startswith("error: no_such_script.py: no such file on this host")
+
+
+@pytest.mark.parametrize(
+    ("rev", "patches", "command"),
+    [
+        ("v3.13.5", "auto", "invoke stats /runs/r/py_stats --rev v3.13.5"),
+        ("main", "none", "invoke stats /runs/r/py_stats --rev main --patches none"),
+        ("v3.12.0", "a,b", "invoke stats /runs/r/py_stats --rev v3.12.0 --patches a,b"),
+    ],
+)
+def test_the_stats_command_names_the_revision_as_given(rev: str, patches: str, command: str) -> None:
+    recipe = Recipe(CommitInfo(rev, "0" * 40, "2026-01-01T00:00:00+00:00", "s"), patches, DEFAULT)
+    assert stats_command(Path("/runs/r/py_stats"), recipe) == command
+    assert stats_command(Path("/my runs/py_stats"), recipe).startswith("invoke stats '/my runs/py_stats' --rev")
