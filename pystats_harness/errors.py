@@ -177,36 +177,15 @@ class RunFailed(HarnessError):
 
 
 class InterpreterExited(HarnessError):
-    """`invoke run`: the interpreter ran and exited non-zero, with its own code ``status`` (so that a
-    script's ``sys.exit(3)`` is not the harness's "revision not found")."""
+    """`invoke run`: the interpreter exited non-zero, ``status`` its own code (above 128: as if killed by a signal)."""
 
     exit_code = ExitCode.INTERPRETER_EXITED
 
     def __init__(self, status: int, run_dir: Path) -> None:
-        super().__init__(f"interpreter exited {status}{_as_if_killed(status)}; its output is kept in {run_dir}")
-        self.status = status
-        self.run_dir = run_dir
-
-
-class ScriptUnreadable(HarnessError):
-    """`invoke run`: the run's user ``uid`` cannot read the host script ``path`` (``what`` "read it") or
-    enter its directory (``what`` "enter its directory"); ``fix`` is the chmod that lets it."""
-
-    exit_code = ExitCode.SCRIPT_UNREADABLE
-
-    def __init__(self, given: str, path: Path, uid: int, *, what: str, fix: str) -> None:
-        super().__init__(f"{given}: the run's user (uid {uid}) cannot {what}; `{fix}`, then run again")
-        self.given, self.path, self.uid, self.what, self.fix = given, path, uid, what, fix
-
-
-def _as_if_killed(status: int) -> str:
-    """What a status above 128 looks like: a process killed by signal ``status - 128`` (a container's
-    main process killed by SIGSEGV exits 139); "" if it names no signal."""
-    try:
-        name = signal.Signals(status - 128).name if status > 128 else ""
-    except ValueError:
-        return ""
-    return f" (as a process killed by {name} does)" if name else ""
+        killed = {int(sig) + 128: sig.name for sig in signal.Signals}.get(status)
+        as_if = f" (as a process killed by {killed} does)" if killed else ""
+        super().__init__(f"interpreter exited {status}{as_if}; its output is kept in {run_dir}")
+        self.status, self.run_dir = status, run_dir
 
 
 class DiskFull(HarnessError):

@@ -1,8 +1,8 @@
 """Every exit code, once, with what it means: the registry the README's table is generated from.
 
 :class:`ExitCode` holds the harness's codes. Each error class in :mod:`pystats_harness.errors` (and the
-``errors`` modules of collect, cluster and pyperformance) names its member (``exit_code =
-ExitCode.NOT_BUILT``); a code is set by one class only, and a narrower case of it (``NoUsableWorker``
+``errors`` modules of collect, cluster and pyperformance, and ``infra/script.py``) names its member
+(``exit_code = ExitCode.NOT_BUILT``); a code is set by one class only, and a narrower case of it (``NoUsableWorker``
 under ``ClusterUnavailable``) inherits it. ``tests/unit/test_exit_codes.py`` holds all of that.
 
 :class:`BisectRunCode` is a different protocol: what ``git bisect run`` reads from ``invoke

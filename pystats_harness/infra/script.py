@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from shlex import quote
 
-from pystats_harness.errors import ConfigError, ScriptUnreadable
+from pystats_harness.errors import ConfigError, HarnessError
+from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra.spec import Mount
 
 SCRIPT_DIR_IN_CONTAINER = "/script"
@@ -31,6 +32,17 @@ SCRIPT_DIR_IN_CONTAINER = "/script"
 OPTIONS_WITH_VALUE = frozenset("cmWX")
 #: Long options that take a value (as ``--opt value`` or ``--opt=value``).
 LONG_OPTIONS_WITH_VALUE = frozenset({"--check-hash-based-pycs"})
+
+
+class ScriptUnreadable(HarnessError):
+    """The run's user ``uid`` cannot read the host script or enter its directory (``path`` is the one it
+    cannot, ``what`` says which); ``fix`` is the chmod that lets it. Refused before any work."""
+
+    exit_code = ExitCode.SCRIPT_UNREADABLE
+
+    def __init__(self, given: str, path: Path, uid: int, *, what: str, fix: str) -> None:
+        super().__init__(f"{given}: the run's user (uid {uid}) cannot {what}; `{fix}`, then run again")
+        self.given, self.path, self.uid, self.what, self.fix = given, path, uid, what, fix
 
 
 @dataclass(frozen=True)

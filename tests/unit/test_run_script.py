@@ -14,12 +14,18 @@ from pystats_harness.builder.configurations import DEFAULT
 from pystats_harness.builder.recipe import Recipe
 from pystats_harness.cli.common import error_exit
 from pystats_harness.cli.run import stats_command
-from pystats_harness.errors import ConfigError, InterpreterExited, ScriptUnreadable
+from pystats_harness.errors import ConfigError, InterpreterExited
 from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra import engine, feed
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.infra.runner import RunRequest, container_spec
-from pystats_harness.infra.script import SCRIPT_DIR_IN_CONTAINER, ScriptRun, host_script, script_position
+from pystats_harness.infra.script import (
+    SCRIPT_DIR_IN_CONTAINER,
+    ScriptRun,
+    ScriptUnreadable,
+    host_script,
+    script_position,
+)
 from tests.support.invoke_runner import invoke_in
 
 UID = 65534
