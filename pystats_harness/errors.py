@@ -9,6 +9,7 @@ argv, exit status and stderr tail), so that nothing ever parses a message back.
 from __future__ import annotations
 
 import re
+import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,6 +174,18 @@ class RunFailed(HarnessError):
     """A run of a built interpreter could not be carried out."""
 
     exit_code = ExitCode.RUN_FAILED
+
+
+class InterpreterExited(HarnessError):
+    """`invoke run`: the interpreter exited non-zero, ``status`` its own code (above 128: as if killed by a signal)."""
+
+    exit_code = ExitCode.INTERPRETER_EXITED
+
+    def __init__(self, status: int, run_dir: Path) -> None:
+        killed = {int(sig) + 128: sig.name for sig in signal.Signals}.get(status)
+        as_if = f" (as a process killed by {killed} does)" if killed else ""
+        super().__init__(f"interpreter exited {status}{as_if}; its output is kept in {run_dir}")
+        self.status, self.run_dir = status, run_dir
 
 
 class DiskFull(HarnessError):

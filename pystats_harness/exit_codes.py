@@ -1,8 +1,8 @@
 """Every exit code, once, with what it means: the registry the README's table is generated from.
 
 :class:`ExitCode` holds the harness's codes. Each error class in :mod:`pystats_harness.errors` (and the
-``errors`` modules of collect, cluster and pyperformance) names its member (``exit_code =
-ExitCode.NOT_BUILT``); a code is set by one class only, and a narrower case of it (``NoUsableWorker``
+``errors`` modules of collect, cluster and pyperformance, and ``infra/script.py``) names its member
+(``exit_code = ExitCode.NOT_BUILT``); a code is set by one class only, and a narrower case of it (``NoUsableWorker``
 under ``ClusterUnavailable``) inherits it. ``tests/unit/test_exit_codes.py`` holds all of that.
 
 :class:`BisectRunCode` is a different protocol: what ``git bisect run`` reads from ``invoke
@@ -106,6 +106,16 @@ class ExitCode(_Coded):
         "a directory cannot be created or written: an output directory (`--out`, or the default under the "
         "cache) is refused before any work; the cache directory (`cache_dir`) when the task first writes it; "
         "nothing half-written",
+    )
+    INTERPRETER_EXITED = (
+        33,
+        "`invoke run`: the interpreter exited non-zero; the line `interpreter exited N` gives its own exit code "
+        "(its output is above and kept in the run's directory)",
+    )
+    SCRIPT_UNREADABLE = (
+        34,
+        "`invoke run`: the run's user (`nobody`) cannot read the host script or enter its directory; refused "
+        "before any work, the line gives the `chmod` that fixes it",
     )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 

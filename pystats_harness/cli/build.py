@@ -1,8 +1,7 @@
-"""The build tasks: mirror, import-release, image, build, run, patches, verify."""
+"""The build tasks: mirror, import-release, image, build, patches, verify (run: cli/run.py)."""
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -20,17 +19,15 @@ from pystats_harness.cli.common import (
     CONFIG_HELP,
     PATCHES_HELP,
     REPAIRS_HELP,
-    argv_after_double_dash,
     configuration,
     number,
     resolve,
 )
-from pystats_harness.cli.shell import exit_with, harness_task, settings_of
+from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import VerificationFailed
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo, Mirror
-from pystats_harness.infra.runner import RunRequest, run_python
 
 
 def mirror(ctx: Context, remote: str | None) -> None:
@@ -79,21 +76,6 @@ def _warn_recorded_mismatch(ctx: Context, entry: CacheEntry, what: str) -> None:
             f"{', '.join(failed)} (recorded in the manifest at build time; not fatal because --patches was chosen "
             "explicitly)"
         )
-
-
-def run(
-    ctx: Context, commit: CommitInfo, requested_patches: str, config: ConfigName, args: list[str], *, stats_dir: bool
-) -> int:
-    entry = existing(ctx, plan_for(ctx, Recipe(commit, requested_patches, config)))
-    result = run_python(ctx, entry, RunRequest(tuple(args), stats_dir=stats_dir, label="run"))
-    sys.stdout.write(result.stdout)
-    sys.stderr.write(result.stderr)
-    if stats_dir:
-        ctx.reporter.info(f"stats: {len(result.stats_files)} file(s) in {result.run_dir / 'py_stats'}")
-    else:
-        ctx.reporter.info(f"stats: no stats dir; output kept in {result.run_dir}")
-    ctx.reporter.info(f"exit code {result.exit_code}")
-    return result.exit_code
 
 
 def show_patches(ctx: Context, commit: CommitInfo, requested: str) -> None:
@@ -182,29 +164,6 @@ def build_task(
     ctx = settings_of(c, verbose=verbose, repairs=repairs)
     name = configuration(ctx, config)
     build(ctx, resolve(ctx, rev), patches, name, dry_run=dry_run)
-
-
-@harness_task(
-    help={
-        "repairs": REPAIRS_HELP,
-        "rev": "revision of a cached build (default: setting pystats.default_rev)",
-        "patches": "the --patches the build was made with (default auto)",
-        "config": "the configuration the build was made with; its run-time switch (e.g. -X uops) comes first",
-        "no_stats_dir": "run without /tmp/py_stats (dumps then go to stderr)",
-    }
-)
-def run_task(
-    c: InvokeContext,
-    rev: str | None = None,
-    patches: str = "auto",
-    config: ConfigName | None = None,
-    no_stats_dir: bool = False,
-    repairs: str | None = None,
-) -> None:
-    """Run the built interpreter in a fresh, confined container: invoke run --rev REV -- ARGS..."""
-    ctx = settings_of(c, repairs=repairs)
-    name = configuration(ctx, config)
-    exit_with(run(ctx, resolve(ctx, rev), patches, name, argv_after_double_dash(), stats_dir=not no_stats_dir))
 
 
 @harness_task(

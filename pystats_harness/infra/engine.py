@@ -8,7 +8,7 @@ import os
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import docker.errors
 import docker.models.containers
@@ -17,6 +17,7 @@ import urllib3.exceptions
 
 import docker
 from pystats_harness.errors import EngineUnavailable, ImageError, RunFailed
+from pystats_harness.infra import feed
 from pystats_harness.infra.proc import pid_alive
 from pystats_harness.infra.spec import ContainerResult as ContainerResult
 from pystats_harness.infra.spec import ContainerSpec as ContainerSpec
@@ -54,6 +55,7 @@ def create_options(spec: ContainerSpec) -> dict[str, Any]:
         "mem_limit": spec.memory,
         "memswap_limit": spec.memory,  # the same value: no swap on top of the limit
         "pids_limit": spec.pids,
+        "stdin_open": spec.stdin,
     }
 
 
@@ -148,6 +150,15 @@ ENGINE_GONE = (
 )
 
 
+def timed_out(exc: BaseException) -> bool:
+    """Whether a call ended at its own timeout, not because the engine went away: requests raises
+    ReadTimeout while it waits for an answer's head, ConnectionError(ReadTimeoutError) for its body."""
+    if isinstance(exc, requests.exceptions.ReadTimeout):
+        return True
+    cause = exc.args[0] if isinstance(exc, requests.exceptions.ConnectionError) and exc.args else None
+    return isinstance(cause, urllib3.exceptions.ReadTimeoutError)
+
+
 @contextlib.contextmanager
 def _engine_answers(what: str) -> Iterator[None]:
     """Turn the engine's disappearance during ``what`` into EngineUnavailable (exit 5), one line."""
@@ -169,6 +180,7 @@ class Container:
         self.keep = keep
         self.name = f"{spec.name_prefix}-{uuid.uuid4().hex[:12]}"
         self._container: docker.models.containers.Container | None = None
+        self._stdin: Any = None  # the attach socket feeding the command's stdin (spec.stdin)
 
     def __enter__(self) -> Container:
         try:
@@ -176,9 +188,14 @@ class Container:
                 self.spec.image,
                 name=self.name,
                 labels={LABEL: "1", f"{LABEL}.pid": str(os.getpid())},
-                detach=True,
+                # create attaches nothing; not detached, the SDK also sets StdinOnce, so that the
+                # command's stdin ends when the feed shuts its write side
+                detach=not self.spec.stdin,
                 **create_options(self.spec),
             )
+            if self.spec.stdin:  # attached before the start: no byte is read before it can be fed
+                attached = self._container.attach_socket(params={"stdin": 1, "stream": 1})
+                self._stdin = getattr(attached, "_sock", attached)  # the socket under the SDK's SocketIO
             self._container.start()
         except ENGINE_GONE:
             self._remove()
@@ -202,13 +219,20 @@ class Container:
         if buffer:
             yield buffer.decode("utf-8", errors="replace")
 
+    def feed(self, source: IO[bytes]) -> None:
+        """Copy ``source`` to the command's stdin as it comes, then end it (in a thread: see infra/feed.py)."""
+        assert self._stdin is not None, "feed needs a spec with stdin"
+        feed.start_feeding(source, self._stdin)
+
     def wait(self, timeout: float | None = None) -> int:
         assert self._container is not None
-        try:
-            with _engine_answers(f"waiting for container {self.name}"):
+        with _engine_answers(f"waiting for container {self.name}"):
+            try:
                 return int(self._container.wait(timeout=timeout)["StatusCode"])
-        except requests.exceptions.ReadTimeout:
-            raise RunFailed(f"container {self.name} did not finish within {timeout} s; it was killed") from None
+            except requests.exceptions.RequestException as exc:
+                if not timed_out(exc):
+                    raise
+        raise RunFailed(f"container {self.name} did not finish within {timeout} s; it was killed")
 
     def oom_killed(self) -> bool:
         """Whether the kernel OOM-killed a process of the (exited) container at its memory limit."""
@@ -224,6 +248,8 @@ class Container:
         return out, err
 
     def _remove(self) -> None:
+        if self._stdin is not None:
+            feed.close(self._stdin)
         if self._container is None or self.keep:
             return
         try:
@@ -240,10 +266,18 @@ class Container:
 
 
 def run(
-    client: docker.DockerClient, spec: ContainerSpec, *, timeout: float | None = None, keep: bool = False
+    client: docker.DockerClient,
+    spec: ContainerSpec,
+    *,
+    timeout: float | None = None,
+    keep: bool = False,
+    stdin: IO[bytes] | None = None,
 ) -> ContainerResult:
-    """Run a container to completion and return its exit code, stdout and stderr separately."""
+    """Run a container to completion and return its exit code, stdout and stderr separately; ``stdin``
+    (with ``spec.stdin``) is fed to its command."""
     with Container(client, spec, keep=keep) as container:
+        if stdin is not None:
+            container.feed(stdin)
         code = container.wait(timeout=timeout)
         out, err = container.output()
         return ContainerResult(code, out, err, oom_killed=container.oom_killed())

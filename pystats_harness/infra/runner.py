@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
 from pystats_harness.errors import NotBuilt
 from pystats_harness.infra import engine
@@ -54,7 +54,8 @@ class Interpreter(Protocol):
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What to run: interpreter arguments, environment, extra mounts, and whether a stats dir exists."""
+    """What to run: interpreter arguments, environment, extra mounts, whether a stats dir exists, and a
+    stream fed to the interpreter's stdin (None: its stdin is empty)."""
 
     args: tuple[str, ...]
     env: Mapping[str, str] = field(default_factory=dict)
@@ -62,6 +63,7 @@ class RunRequest:
     mounts: tuple[engine.Mount, ...] = ()
     workdir: str | None = None
     label: str = "run"
+    stdin: IO[bytes] | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,7 @@ def container_spec(
         # address start (pyperformance's dask benchmark runs a Scheduler)
         hostname="localhost",
         name_prefix=f"pystats-harness-{request.label}",
+        stdin=request.stdin is not None,
         user=RUN_USER,
         read_only_root=True,
         tmpfs=("/tmp",),
@@ -173,7 +176,9 @@ def run_python(
     image = image or interpreter.image_id()
     spec = container_spec(interpreter, request, run_dir, image, memory=settings.run_memory, pids=settings.run_pids)
     start = time.perf_counter()
-    result = engine.run(ctx.docker, spec, timeout=settings.run_timeout, keep=settings.keep_containers)
+    result = engine.run(
+        ctx.docker, spec, timeout=settings.run_timeout, keep=settings.keep_containers, stdin=request.stdin
+    )
     seconds = time.perf_counter() - start
     files = tuple(sorted((run_dir / "py_stats").glob("*"))) if request.stats_dir else ()
     (run_dir / "stdout.txt").write_text(result.stdout)

@@ -26,6 +26,7 @@ class ContainerSpec:
     hostname: str | None = None  # None: the engine's (the container id: unresolvable without network)
     host_network: bool = False  # the host's network stack (a build reaching ccache's Redis on 127.0.0.1)
     name_prefix: str = "pystats-harness"
+    stdin: bool = False  # the command's stdin stays open for the stream ``engine.run`` is given (then its end)
     # Confinement; each default is the engine's own (unconfined). Runs and builds set them all.
     user: str | None = None  # "uid:gid"; None: the image's user (root)
     read_only_root: bool = False  # the image's file system read-only; only mounts and ``tmpfs`` writable

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import shutil
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from pystats_harness.builder.cache import lookup
+from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra import engine
 from pystats_harness.infra.proc import pid_alive
 from tests.support.builds import cache_key
 from tests.support.disk import disk_mb
-from tests.support.invoke_runner import Harness
+from tests.support.invoke_runner import INVOKE, ROOT, Harness
 from tests.support.repo import commit_files
 from tests.support.streamed import Streamed
 
@@ -101,8 +105,66 @@ def test_run_returns_stats_only_for_runs_that_produce_them(harness: Harness, bui
     files = list(bracket.iterdir())
     assert len(files) == 1 and "execution_count" in files[0].read_text()
     assert len({plain, xstats, bracket}) == 3  # every run has its own stats dir
-    code, _, _ = _run(harness, "-c", "raise SystemExit(7)")
-    assert code == 7
+
+
+HOST_SCRIPT = """import sys
+import helper  # a module beside the script
+sys._stats_on(); total = sum(range(10)); sys._stats_off()
+print(helper.GREETING, open("data.txt").read().strip(), sys.stdin.read().strip().upper(), sys.argv[1:], total)
+sys.exit(3)
+"""
+
+
+@pytest.fixture
+def host_scripts(tmp_path: Path) -> Path:
+    """A script with a module and a data file beside it (the run's user, nobody, enters the directory
+    and reads the files)."""
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    folder.chmod(0o755)
+    (folder / "hello.py").write_text(HOST_SCRIPT)
+    (folder / "helper.py").write_text("GREETING = 'hi'\n")
+    (folder / "data.txt").write_text("sibling\n")
+    return folder
+
+
+def test_a_host_script_reads_its_sibling_and_stdin_and_its_exit_is_its_own(
+    harness: Harness, built_3135: dict, host_scripts: Path
+) -> None:
+    """One run: the script's directory mounted, stdin fed, arguments kept; its sys.exit(3) is the line
+    'interpreter exited 3' and exit 33 (not 3, revision not found), with the stats command for its dumps."""
+    out = harness.invoke(
+        "run", "--rev", "v3.13.5", "--", str(host_scripts / "hello.py"), "a b", "-c", input="piped words\n"
+    )
+    assert out.returncode == ExitCode.INTERPRETER_EXITED == 33, out.stdout + out.stderr
+    assert out.stdout == "hi sibling PIPED WORDS ['a b', '-c'] 45\n"
+    lines = out.stderr.strip().splitlines()
+    assert lines[-1].startswith("error: interpreter exited 3; its output is kept in "), out.stderr
+    command = next(line for line in lines if line.startswith("to summarize them: ")).split(": ", 1)[1]
+    assert command.startswith("invoke stats ") and command.endswith("/py_stats --rev v3.13.5")
+    summary = harness.invoke(*shlex.split(command)[1:])  # the printed command works as printed
+    assert summary.returncode == 0, summary.stdout + summary.stderr
+
+
+def test_a_run_waiting_for_stdin_ends_at_its_timeout(harness: Harness, built_3135: dict) -> None:
+    """stdin held open and never written: the run is killed at run_timeout (exit 14), its container removed."""
+    read, write = os.pipe()
+    try:
+        out = subprocess.run(
+            [*INVOKE, "run", "--", "-c", "import sys; sys.stdin.read()"],
+            cwd=ROOT,
+            env=harness.env(INVOKE_PYSTATS_RUN_TIMEOUT="3"),
+            stdin=read,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(read)
+        os.close(write)
+    assert out.returncode == 14, out.stdout + out.stderr
+    assert "did not finish within 3" in out.stderr
+    assert _leaked(engine.connect()) == {}
 
 
 def _variant_flags(tmp_path: Path, extra: str) -> str:

@@ -129,4 +129,5 @@ def test_a_run_without_stats_dir_has_no_tmp_py_stats(harness: Harness, entry: Ca
 
 def test_a_write_outside_tmp_fails(harness: Harness, entry: CacheEntry) -> None:
     code, output, _ = _run(harness, "--", "-c", "open('/usr/lib/evil', 'w')")
-    assert code == 1 and "OSError: [Errno 30] Read-only file system: '/usr/lib/evil'" in output
+    assert code == 33 and "OSError: [Errno 30] Read-only file system: '/usr/lib/evil'" in output
+    assert "error: interpreter exited 1;" in output

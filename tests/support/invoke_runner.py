@@ -24,10 +24,13 @@ def invoke_env(cache_dir: Path, **extra: str) -> dict[str, str]:
 
 
 def run_invoke(
-    *args: str, env: Mapping[str, str] | None = None, timeout: float | None = None
+    *args: str, env: Mapping[str, str] | None = None, timeout: float | None = None, input: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``invoke ARGS`` to its end, its output captured as text (``env`` None: this process's)."""
-    return subprocess.run([*INVOKE, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    """``invoke ARGS`` to its end, its output captured as text (``env`` None: this process's; ``input``:
+    its stdin, else this process's)."""
+    return subprocess.run(
+        [*INVOKE, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, input=input
+    )
 
 
 def invoke_in(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -57,8 +60,10 @@ class Harness:
     def env(self, **extra: str) -> dict[str, str]:
         return invoke_env(self.cache_dir, **extra)
 
-    def invoke(self, *args: str, timeout: float = 3600, **env: str) -> subprocess.CompletedProcess[str]:
-        return run_invoke(*args, env=self.env(**env), timeout=timeout)
+    def invoke(
+        self, *args: str, timeout: float = 3600, input: str | None = None, **env: str
+    ) -> subprocess.CompletedProcess[str]:
+        return run_invoke(*args, env=self.env(**env), timeout=timeout, input=input)
 
     def popen(self, *args: str, **env: str) -> subprocess.Popen[str]:
         """``invoke ARGS`` started, stdout and stderr merged into one text pipe; it can receive SIGINT

@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
+import requests.exceptions
+import urllib3.exceptions
 
 from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.cli.common import error_exit, number
@@ -132,6 +134,15 @@ BlockingIOError: [Errno 11] Resource temporarily unavailable
 )
 def test_which_limits_stopped_a_run(result: engine.ContainerResult, expected: tuple[Resource, ...]) -> None:
     assert limits_reached(result) == expected
+
+
+def test_a_wait_that_reached_its_timeout_is_not_the_engine_gone() -> None:
+    """requests reports the wait's own timeout as ConnectionError(ReadTimeoutError) once the answer's head
+    came: that is a run that took too long (RunFailed, exit 14), not the engine gone (exit 5)."""
+    late_body = requests.exceptions.ConnectionError(urllib3.exceptions.ReadTimeoutError(None, "/wait", "timed out"))
+    assert engine.timed_out(late_body) and engine.timed_out(requests.exceptions.ReadTimeout())
+    assert not engine.timed_out(requests.exceptions.ConnectionError(ConnectionRefusedError()))
+    assert not engine.timed_out(requests.exceptions.ConnectionError())
 
 
 def test_a_reached_limit_is_one_line_with_its_exit_code(tmp_path: Path) -> None:
