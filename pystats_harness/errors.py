@@ -280,10 +280,9 @@ class OutputNotWritable(HarnessError):
     exit_code = ExitCode.OUTPUT_NOT_WRITABLE
 
     def __init__(self, path: Path, why: str, option: str = "--out") -> None:
-        what = "output directory" if option == "--out" else "folder of"
+        where = "the output directory" if option == "--out" else f"{option}'s folder"  # --json FILE's, say
         super().__init__(
-            f"cannot write the {what} {path}: {why}; nothing was run or written. "
-            f"Pass {option} with {'a directory' if option == '--out' else 'a file in a directory'} you can write"
+            f"cannot write {where} {path}: {why}; nothing was run or written. Pass {option} in a directory you can write"
         )
         self.path, self.why, self.option = path, why, option
 
