@@ -172,9 +172,20 @@ def harness_task(
     def decorate(fn: Callable[..., Any]) -> Any:
         named = name or fn.__name__.removesuffix("_task").replace("_", "-")
         body = mapped(old_names(fn, renamed) if renamed else fn)
-        return task(name=named, help={**help, **olds}, klass=HarnessTask, renamed=renamed, **options)(body)
+        words = _positional(fn, options.get("positional"))
+        usage = f"positional: invoke {named} {' '.join(flag(w).removeprefix('--').upper() for w in words)}"
+        helps = {k: f"{v} ({usage})" if k in words else v for k, v in help.items()}  # invoke shows them as --name
+        return task(name=named, help={**helps, **olds}, klass=HarnessTask, renamed=renamed, **options)(body)
 
     return decorate
+
+
+def _positional(fn: Callable[..., Any], given: list[str] | None) -> list[str]:
+    """The task's positional arguments: those it names, else (as invoke decides) those without a default."""
+    if given is not None:
+        return list(given)
+    params = list(inspect.signature(fn).parameters.values())[1:]  # after invoke's context
+    return [p.name for p in params if p.default is inspect.Parameter.empty]
 
 
 def exit_with(code: int) -> None:
