@@ -195,7 +195,7 @@ class _Accumulator:
             else:
                 raise StatsParseError(
                     f"{source}:{lineno}: malformed stats line {text[:80]!r} (expected '<key>: <integer below "
-                    "2**64>'); pass lenient=True to skip such lines"
+                    "2**64>'); `invoke stats DIR --lenient` skips such lines"
                 )
         self._note_negative((k for k, _ in negative), (v for _, v in negative))
 
