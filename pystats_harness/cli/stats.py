@@ -67,7 +67,7 @@ def show(ctx: Context, collection: Collection, written: dict[str, str | None]) -
     )
     for what, where in written.items():
         if where:
-            out.print(f"{what}: {where}", markup=False)
+            out.print(f"{what}: {where}", markup=False, soft_wrap=True)  # a path whole, to copy
     for warning in meta.get("warnings", [])[:10]:
         ctx.reporter.warn(str(warning))
     for name, files in list(meta.get("negative_counters", {}).items())[:10]:

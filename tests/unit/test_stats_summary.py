@@ -165,3 +165,12 @@ def test_invoke_stats_without_rev_on_a_311_dump_is_no_error(tmp_path: Path) -> N
     out = invoke_in(tmp_path, "stats", str(DATA / "3.11.2" / "run1"), DOCKER_HOST="unix:///nonexistent")
     assert out.returncode == 0 and out.stderr == "", out.stderr
     assert "opcodes are numbers, no families: --rev REV" in out.stdout and "instructions" in out.stdout
+
+
+def test_the_paths_written_are_never_wrapped(tmp_path: Path) -> None:
+    """The tables fit 100 columns; a path written to stays whole on its line, to be copied."""
+    deep = tmp_path / ("d" * 90) / "collection.json"
+    deep.parent.mkdir()
+    out = invoke_in(tmp_path, "stats", str(DATA / "3.13.5" / "run1"), "--json", str(deep), DOCKER_HOST="unix:///x")
+    assert out.returncode == 0, out.stderr
+    assert f"JSON: {deep}" in out.stdout.splitlines()
