@@ -64,6 +64,7 @@ class CachePaths:
     history_reports = Area("history", "history reports (default --out)")
     bisect_reports = Area("bisect", "bisect reports (default --out)")
     measured_results = Area("bisect/results", "measured results reused by bisect and history")
+    results = Area("results", "the results store: every run recorded, for `invoke results` (results.sqlite)")
     unit_scripts = Area("cluster/scripts", "workload scripts sent with units (on a worker)")
     unit_scratch = Area("cluster-units", "scratch of collect units (on a worker)")
     unit_failures = Area(
@@ -71,6 +72,11 @@ class CachePaths:
     )
     local_cluster = Area("cluster-local", "caches and logs of `invoke cluster-local`'s workers")
     bootstrap_rootfs = Area("bootstrap", "debootstrap's rootfs while `invoke image --bootstrap` runs")
+
+    @property
+    def results_db(self) -> Path:
+        """The results store's file (:mod:`pystats_harness.results`), with its write-ahead log beside it."""
+        return self.results / "results.sqlite"
 
     @classmethod
     def declared(cls) -> tuple[Area, ...]:
