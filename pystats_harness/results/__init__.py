@@ -1,6 +1,7 @@
 """The results store: every run recorded in one SQLite file under the cache (docs/results.md)."""
 
 from pystats_harness.results.records import (
+    Measurement,
     MergeResult,
     Point,
     RunRecord,
@@ -10,4 +11,4 @@ from pystats_harness.results.records import (
 )
 from pystats_harness.results.store import Store
 
-__all__ = ["MergeResult", "Point", "RunRecord", "RunSummary", "Store", "Task", "UnitRecord"]
+__all__ = ["Measurement", "MergeResult", "Point", "RunRecord", "RunSummary", "Store", "Task", "UnitRecord"]

@@ -1,6 +1,6 @@
 """Merging another results store into this one (``invoke results --merge PATH``): ``ATTACH`` the other file
 read-only and, in one transaction, insert the runs this store lacks with their units and values (counter
-names are matched by name, rows get this store's ids). A run's id is the hash of its content, so a run both
+names are matched by name, rows get this store's ids), and the measurements it lacks. A run's id is the hash of its content, so a run both
 stores hold is skipped, and merging the same store twice adds nothing. A store of an older schema is copied
 to a temporary file and migrated there; the other file is never written.
 """
@@ -32,6 +32,15 @@ _STEPS = (
     " JOIN main.runs r ON r.run_id = o.run_id JOIN main.units mu ON mu.run = r.id AND mu.name = u.name"
     " JOIN other.counters oc ON oc.id = v.counter JOIN main.counters mc ON mc.name = oc.name"
     " WHERE o.run_id IN (SELECT run_id FROM temp.merging)",
+)
+
+
+#: Measurements: this store's own are kept, but a failure here gives way to counters there (a run failure
+#: retried on the other machine); then those this store lacks.
+_MEASUREMENTS = (
+    "INSERT OR REPLACE INTO main.measurements SELECT o.* FROM other.measurements o"
+    " JOIN main.measurements m ON m.key = o.key WHERE m.counters IS NULL AND o.counters IS NOT NULL",
+    "INSERT OR IGNORE INTO main.measurements SELECT * FROM other.measurements",
 )
 
 
@@ -73,6 +82,7 @@ def _merge_file(db: sqlite3.Connection, other: Path) -> MergeResult:
             for step in _STEPS:
                 db.execute(step)
             db.execute("DROP TABLE temp.merging")
+            measurements = sum(db.execute(step).rowcount for step in _MEASUREMENTS)
     finally:
         db.execute("DETACH DATABASE other")
-    return MergeResult(added, total - added)
+    return MergeResult(added, total - added, measurements)

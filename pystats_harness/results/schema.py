@@ -55,6 +55,26 @@ CREATE INDEX unit_values_by_counter ON unit_values (counter, unit);
 """
 
 
+#: Version 2: measurements that bisect and history reuse (they replace measure/resultcache.py's JSON files):
+#: one workload at one commit with one build, keyed by hash(sha, build key, workload); every counter per
+#: loop as a JSON object, or the failure and why.
+_V2 = """
+CREATE TABLE measurements (
+    key TEXT PRIMARY KEY,
+    sha TEXT NOT NULL,
+    build_key TEXT NOT NULL,
+    workload TEXT NOT NULL,
+    counters TEXT,
+    failure TEXT,
+    detail TEXT NOT NULL,
+    measured_at TEXT NOT NULL,
+    extra TEXT NOT NULL,
+    CHECK ((counters IS NULL) != (failure IS NULL))
+);
+CREATE INDEX measurements_by_sha ON measurements (sha);
+"""
+
+
 def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
     def apply(db: sqlite3.Connection) -> None:
         for statement in sql.split(";"):
@@ -64,7 +84,7 @@ def _script(sql: str) -> Callable[[sqlite3.Connection], None]:
     return apply
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_script(_V1),)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_script(_V1), _script(_V2))
 VERSION = len(MIGRATIONS)
 
 

@@ -7,6 +7,8 @@ cache directory (``CachePaths.results_db``), read by ``invoke results`` and what
         store.get("3fa2")                       # the RunRecord whose id starts so (RunNotFound otherwise)
         store.series("opcode.LOAD_ATTR.specialization.hit_ratio", unit="richards")   # Point per unit
         store.merge(other_path)                 # MergeResult(added, already_there, measurements_added)
+        store.measurement(sha, build_key, workload)   # a Measurement bisect and history reuse, or None
+        store.keep(measurement)
 
 Why SQLite (the standard library's ``sqlite3``): no dependency; several invocations share one cache
 directory, and SQLite's file locks with write-ahead logging let concurrent processes write one file safely
@@ -19,11 +21,13 @@ versions are in :mod:`pystats_harness.results.schema` and docs/results.md.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import socket
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,7 @@ from pystats_harness.results.db import connect, now, transaction
 from pystats_harness.results.errors import RunNotFound, UnknownMetric
 from pystats_harness.results.merge import merge_into
 from pystats_harness.results.records import (
+    Measurement,
     MergeResult,
     Point,
     RunRecord,
@@ -43,6 +48,12 @@ from pystats_harness.results.records import (
 )
 
 _HEX = frozenset("0123456789abcdef")
+
+
+def measurement_key(sha: str, build_key: str, workload: str) -> str:
+    """What names a measurement: the commit, how it was built (before building: the build key), the workload."""
+    payload = json.dumps({"sha": sha, "build": build_key, "workload": workload}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
 class Store:
@@ -106,6 +117,44 @@ class Store:
         """Add the runs of the store at ``other`` that this one lacks (and its measurements); ``other`` is
         only read. Runs are named by their content, so merging the same store again adds nothing."""
         return merge_into(self.db, Path(other))
+
+    # --- measurements reused by bisect and history ----------------------------------------------------
+
+    def measurement(
+        self, sha: str, build_key: str, workload: str, *, retry: Collection[str] = ()
+    ) -> Measurement | None:
+        """The measurement of ``workload`` at ``sha`` with the build ``build_key``; None when there is none or
+        its failure is one of ``retry`` (measured again)."""
+        row = self.db.execute(
+            "SELECT counters, failure, detail, measured_at, extra FROM measurements WHERE key = ?",
+            (measurement_key(sha, build_key, workload),),
+        ).fetchone()
+        if row is None or (row[1] is not None and row[1] in retry):
+            return None
+        counters = None if row[0] is None else json.loads(row[0])
+        return Measurement(sha, build_key, workload, counters, row[1], row[2], row[3], json.loads(row[4]))
+
+    def keep(self, m: Measurement) -> Measurement:
+        """Store ``m`` (its counters, or its failure), replacing what was stored for the same key."""
+        if (m.counters is None) == (m.failure is None):
+            raise ValueError("a measurement has either counters or a failure")
+        kept = replace(m, measured_at=m.measured_at or now())
+        counters = None if m.counters is None else json.dumps(finite(m.counters))
+        with transaction(self.db) as db:
+            db.execute(
+                "INSERT OR REPLACE INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    *(measurement_key(m.sha, m.build_key, m.workload), m.sha, m.build_key, m.workload),
+                    *(counters, m.failure, m.detail, kept.measured_at),
+                    json.dumps(dict(m.extra), sort_keys=True, default=str),
+                ),
+            )
+        return kept
+
+    def forget_measurements(self) -> int:
+        """Remove every stored measurement (the next bisect or history measures again); how many there were."""
+        with transaction(self.db) as db:
+            return db.execute("DELETE FROM measurements").rowcount
 
     # --- reading -------------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pystats_harness.errors import ConfigError
-from pystats_harness.results import RunRecord, Store, Task, UnitRecord, schema
+from pystats_harness.results import Measurement, RunRecord, Store, Task, UnitRecord, schema
 from pystats_harness.results import metrics as derived
 from pystats_harness.results.errors import NotAStore, RunNotFound, UnknownMetric
 
@@ -236,11 +236,32 @@ def test_a_version_1_store_opens_with_its_data_intact(tmp_path: Path) -> None:
         assert store.get(expected.run_id[:8]) == expected
         assert [p.value for p in store.series(RATIO)] == [0.75]
         assert store.record(expected) == expected.run_id and store.counts()["runs"] == 1
+        assert store.counts()["measurements"] == 0  # version 2's table, added by the migration
     with Store.open(tmp_path / "new.sqlite") as store:
         assert store.merge(path).added == 1  # an older store merges in (migrated in a copy) ...
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION  # ... this one was opened above
     db.close()
+
+
+def test_merging_measurements_keeps_ours_unless_ours_failed(tmp_path: Path) -> None:
+    ours, theirs = tmp_path / "ours.sqlite", tmp_path / "theirs.sqlite"
+    with Store.open(ours) as store:
+        store.keep(Measurement("s1", "k", "w", None, "run failed", "timed out"))
+        store.keep(Measurement("s2", "k", "w", {"a": 1.0}))
+    with Store.open(theirs) as store:
+        store.keep(Measurement("s1", "k", "w", {"a": 5.0}))
+        store.keep(Measurement("s2", "k", "w", {"a": 2.0}))
+        store.keep(Measurement("s3", "k", "w", None, "build failed", "make: *** Error 2"))
+    with Store.open(ours) as store:
+        assert store.merge(theirs).measurements_added == 2
+        assert store.merge(theirs).measurements_added == 0
+        found = {sha: store.measurement(sha, "k", "w") for sha in ("s1", "s2", "s3")}
+    assert {sha: (m.counters, m.failure) for sha, m in found.items() if m} == {
+        "s1": ({"a": 5.0}, None),
+        "s2": ({"a": 1.0}, None),
+        "s3": (None, "build failed"),
+    }
 
 
 def _write_many(path: Path, start: int) -> None:
