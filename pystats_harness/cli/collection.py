@@ -14,6 +14,7 @@ from pystats_harness.cli import (
     cluster,
     collect,
     history,
+    results,
     shell,
     stats,
     validate,
@@ -40,5 +41,6 @@ ns = Collection(
     history.history_task,
     cluster.cluster_local_task,
     cache.cache_task,
+    results.results_task,
 )
 ns.configure({"pystats": dict(INVOKE_DEFAULTS)})

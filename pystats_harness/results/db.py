@@ -50,6 +50,14 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
     return db
 
 
+def connect_memory() -> sqlite3.Connection:
+    """An empty store in memory (a reader's view of a store not made yet)."""
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    with transaction(db):
+        schema.migrate(db)
+    return db
+
+
 def _check(db: sqlite3.Connection, path: Path, name: str = "main") -> None:
     found, version = schema.application_id(db, name), schema.version_of(db, name)
     if found != schema.APPLICATION_ID and (found != 0 or schema.has_tables(db, name)):

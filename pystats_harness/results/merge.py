@@ -48,7 +48,7 @@ def merge_into(db: sqlite3.Connection, other: Path) -> MergeResult:
     """Merge the store at ``other`` into the open store ``db`` (see the module's docstring)."""
     if not other.is_file():
         raise NotAStore(other, "no such file")
-    source = connect(other, read_only=True)
+    source = connect(other, read_only=True)  # checked: a store of a version this code knows
     try:
         version = schema.version_of(source)
         if version < schema.VERSION:

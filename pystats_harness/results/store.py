@@ -33,8 +33,8 @@ from typing import Any
 
 from pystats_harness.errors import ConfigError
 from pystats_harness.results import metrics
-from pystats_harness.results.db import connect, now, transaction
-from pystats_harness.results.errors import RunNotFound, UnknownMetric
+from pystats_harness.results.db import connect, connect_memory, now, transaction
+from pystats_harness.results.errors import NotAStore, RunNotFound, UnknownMetric
 from pystats_harness.results.merge import merge_into
 from pystats_harness.results.records import (
     Measurement,
@@ -64,13 +64,22 @@ class Store:
 
     @classmethod
     @contextmanager
-    def open(cls, path: Path) -> Iterator[Store]:
-        """The store at ``path``, created (with its folder) when there is none; NotAStore for another file."""
-        db = connect(Path(path))
+    def open(cls, path: Path, *, create: bool = True) -> Iterator[Store]:
+        """The store at ``path``, created (with its folder) when there is none, or with ``create=False`` an
+        empty one in memory (nothing is written: what a reader wants); NotAStore for another file."""
+        path = Path(path)
+        db = connect(path) if create or path.exists() else connect_memory()
         try:
-            yield cls(db, Path(path))
+            yield cls(db, path)
         finally:
             db.close()
+
+    @staticmethod
+    def check(path: Path) -> None:
+        """Refuse ``path`` (NotAStore) unless it is a store this code can read; nothing is written."""
+        if not Path(path).is_file():
+            raise NotAStore(Path(path), "no such file")
+        connect(Path(path), read_only=True).close()
 
     # --- writing -------------------------------------------------------------------------------------
 
