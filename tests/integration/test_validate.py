@@ -74,7 +74,7 @@ def assert_recorded(harness: Harness, sha: str) -> None:
         ("leaky_alloc", "fail"),
     ]
     shown = harness.invoke("results", "--run", run.run_id[:12])
-    assert shown.returncode == 0 and "leakage: " in shown.stdout and run.run_id in shown.stdout, shown.stderr
+    assert shown.returncode == 0 and "leakage:" in shown.stdout and run.run_id in shown.stdout, shown.stderr
     metric = "opcode.BINARY_OP.specialization.hit_ratio"
     series = harness.invoke("results", "--metric", metric, "--benchmark", "nbody", "--task", "validate", "--json")
     assert series.returncode == 0, series.stderr
