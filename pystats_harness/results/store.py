@@ -85,6 +85,9 @@ class Store:
 
     def record(self, run: RunRecord) -> str:
         """Store ``run`` (once: a run with the same content is already there) and return its id."""
+        names = [unit.name for unit in run.units]
+        if len(set(names)) != len(names):
+            raise ValueError(f"a run's units need distinct names: {sorted({n for n in names if names.count(n) > 1})}")
         run_id = run.run_id
         with transaction(self.db) as db:
             if db.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:

@@ -58,6 +58,8 @@ def test_a_run_comes_back_as_recorded_and_is_named_by_its_content(store_path: Pa
         # a different value is a different run
         assert store.record(collect_run(hit=3.5)) != run_id
         assert store.counts()["runs"] == 2
+        with pytest.raises(ValueError, match="distinct names"):
+            store.record(replace(run, units=run.units + run.units[:1]))
 
 
 def test_runs_lists_each_run_with_its_verdict_counts(store_path: Path) -> None:
