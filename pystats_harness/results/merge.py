@@ -54,8 +54,10 @@ def merge_into(db: sqlite3.Connection, other: Path) -> MergeResult:
         if version < schema.VERSION:
             with tempfile.TemporaryDirectory(prefix="pystats-merge-") as scratch:
                 copy = Path(scratch) / "store.sqlite"
-                with sqlite3.connect(copy) as target:
+                target = sqlite3.connect(copy)
+                try:
                     source.backup(target)
+                finally:
                     target.close()
                 return _merge_file(db, _migrated(copy))
         return _merge_file(db, other)

@@ -229,10 +229,12 @@ def test_a_version_1_store_opens_with_its_data_intact(tmp_path: Path) -> None:
         host="old-host",
         extra={"out": "/old"},
     )
-    path = tmp_path / "v1.sqlite"
-    db = sqlite3.connect(path)
-    db.executescript(V1_STORE.format(run_id=expected.run_id, sha=expected.sha, hit=HIT, miss=MISS))
-    db.close()
+    path, untouched = tmp_path / "v1.sqlite", tmp_path / "v1-merged.sqlite"
+    for each in (path, untouched):
+        db = sqlite3.connect(each)
+        db.executescript(V1_STORE.format(run_id=expected.run_id, sha=expected.sha, hit=HIT, miss=MISS))
+        db.close()
+    before = untouched.read_bytes()
     with Store.open(path) as store:
         assert schema.version_of(store.db) == schema.VERSION
         assert store.get(expected.run_id[:8]) == expected
@@ -240,10 +242,9 @@ def test_a_version_1_store_opens_with_its_data_intact(tmp_path: Path) -> None:
         assert store.record(expected) == expected.run_id and store.counts()["runs"] == 1
         assert store.counts()["measurements"] == 0  # version 2's table, added by the migration
     with Store.open(tmp_path / "new.sqlite") as store:
-        assert store.merge(path).added == 1  # an older store merges in (migrated in a copy) ...
-    db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION  # ... this one was opened above
-    db.close()
+        assert store.merge(untouched).added == 1  # an older store merges in, migrated in a copy ...
+        assert store.get(expected.run_id) == expected
+    assert untouched.read_bytes() == before  # ... the file itself only read
 
 
 def test_merging_measurements_keeps_ours_unless_ours_failed(tmp_path: Path) -> None:
