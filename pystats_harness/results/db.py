@@ -34,20 +34,27 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise NotAStore(path, str(exc)) from exc
     try:
-        _check(db, path)
+        try:
+            _check(db, path)
+        except sqlite3.DatabaseError as exc:  # "file is not a database"
+            raise NotAStore(path, str(exc)) from exc
         if not read_only:
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA foreign_keys = ON")
-            if schema.version_of(db) < schema.VERSION:
-                with transaction(db):
-                    schema.migrate(db)
-    except sqlite3.DatabaseError as exc:
-        db.close()
-        raise NotAStore(path, str(exc)) from exc
+            try:
+                _prepare(db)
+            except sqlite3.OperationalError as exc:  # a read-only file, a lock held past BUSY_SECONDS
+                raise PathNotWritable(path, str(exc)) from exc
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _prepare(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA foreign_keys = ON")
+    if schema.version_of(db) < schema.VERSION:
+        with transaction(db):
+            schema.migrate(db)
 
 
 def connect_memory() -> sqlite3.Connection:
