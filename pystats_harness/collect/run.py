@@ -85,6 +85,7 @@ class CollectRun:
     outcomes: list[one.Outcome]
     out: Path
     upstream: tuple[str, ...]  # how the build was changed from upstream ("repaired with upstream …")
+    run_id: str = ""  # its id in the results store ("" when the store could not take it)
 
 
 def run_collect(ctx: Context, collect: CollectRequest, watch: Watch) -> CollectRun:
@@ -116,8 +117,8 @@ def run_collect(ctx: Context, collect: CollectRequest, watch: Watch) -> CollectR
         where = run_metadata(d.where, d.width, d.unfit, every) if d.on_cluster else {}
         extra = {"revision": recipe.commit.rev, **where}
         outcomes = driver.finish(staging, one_build(every), collect.suite, request, results, extra)
-    record_runs(ctx, [recorded(recipe, one_build(every), outcomes, request.out)])
-    return CollectRun(outcomes, request.out, upstream_lines(every))
+    ids = record_runs(ctx, [recorded(recipe, one_build(every), outcomes, request.out)])
+    return CollectRun(outcomes, request.out, upstream_lines(every), ids[0] if ids else "")
 
 
 def units_for(recipe: Recipe, version: str, request: driver.Request, workers: int) -> list[Unit[CollectResult]]:

@@ -68,6 +68,7 @@ class ValidateRun:
     report: ValidationReport
     files: dict[Format, Path]  # json, markdown, png
     where: str  # "" on this machine; else the worker, whether it built, how long each part took
+    run_id: str = ""  # its id in the results store ("" when the store could not take it)
 
 
 def run_validate(ctx: Context, request: ValidateRequest, tick: Tick) -> ValidateRun:
@@ -86,8 +87,8 @@ def run_validate(ctx: Context, request: ValidateRequest, tick: Tick) -> Validate
         took = " + ".join(f"{k} {v:.0f} s" for k, v in result.seconds.items())
         where = f"validated on {result.worker} ({how}; {took})"
     files = write_report(validate_report.to_report(report), request.out)
-    record_runs(ctx, [recorded(recipe, report, [str(p) for p in files.values()])])
-    return ValidateRun(report, files, where)
+    ids = record_runs(ctx, [recorded(recipe, report, [str(p) for p in files.values()])])
+    return ValidateRun(report, files, where, ids[0] if ids else "")
 
 
 def run_baseline(ctx: Context, request: ValidateRequest, tick: Tick) -> list[Path]:
