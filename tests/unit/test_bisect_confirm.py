@@ -216,6 +216,31 @@ def test_a_fresh_measurement_neither_reads_nor_stores_the_result_cache(
     assert cache.get(commit.sha, "k1", work.ident) is None
 
 
+def test_a_stored_measurement_serves_any_metric_of_the_same_build(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every counter is kept, not the metric's inputs: a bisect of another metric at the same commit, build
+    and workload runs nothing."""
+    commit, runs = PATH[1], []
+
+    def plan_for(ctx: Any, recipe: Recipe) -> Any:
+        return SimpleNamespace(key="k", upstream=(), commit=recipe.commit)
+
+    def run_manual(*args: Any) -> Any:
+        runs.append(args)
+        return SimpleNamespace(per_loop={"a": 3.0, "b": 4.0, "c": 6.0}, runs=[SimpleNamespace(run_dir=tmp_path)])
+
+    monkeypatch.setattr(runner_mod, "plan_for", plan_for)
+    monkeypatch.setattr(runner_mod, "obtain", lambda ctx, plan: SimpleNamespace(built=True, plan=plan, entry=plan))
+    monkeypatch.setattr(measurer_mod, "run_manual", run_manual)
+    ctx, work = Context(load_settings({"cache_dir": str(tmp_path)})), resolve_workload("nbody", 2)
+    first = Measurer(ctx, parse_metric("a / b"), work).measure(commit)
+    assert (first.source, first.outcome.value, len(runs)) == (Source.MEASURED, 0.75, 1)
+    other = Measurer(ctx, parse_metric("c / a"), work).measure(commit)
+    assert (other.source, other.outcome.value, len(runs)) == (Source.RESULT_CACHE, 2.0, 1)
+    assert dict(other.counters) == {"a": 3.0, "b": 4.0, "c": 6.0}
+
+
 def test_the_revert_is_the_culprits_diff_reversed_with_its_last_newline(monkeypatch: pytest.MonkeyPatch) -> None:
     diff = "diff --git a/x.c b/x.c\n--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-new\n+old"  # as Mirror.diff gives it
     seen: list[tuple[str, list[str]]] = []
