@@ -11,8 +11,8 @@ bisect or a history measures nothing twice. A measurement is named by
 A measurement keeps **every counter** per loop, not the metric's value, so any metric reuses it (``a/b``,
 ``b/a``, or one over other counters); :func:`outcome_of` evaluates the metric again.
 
-Failures are kept too, with their reason.  Checkout, patch and build failures are properties of the
-commit and the recipe, so they are reused.  A **run failure is retried**: a timeout, an engine hiccup or
+Failures are kept too, with their reason.  Patch and build failures are properties of the commit and the
+recipe, so they are reused (``MeasureWork`` does not keep a checkout failure: cheap to find again).  A **run failure is retried**: a timeout, an engine hiccup or
 an out-of-memory kill says little about the commit, so :meth:`Measurements.get` ignores it (pass
 ``retry=()`` to reuse it); the retried outcome replaces it.
 """
