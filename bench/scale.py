@@ -46,6 +46,7 @@ from bisect_cost import DEFAULT_METRIC, synthetic_history
 from pystats_harness.bisect.judge import Judge
 from pystats_harness.bisect.kary import kary_bisect, rounds_needed
 from pystats_harness.measure.outcome import Outcome
+from tests.support.results import forget_measurements
 
 
 def cpu_jiffies() -> tuple[int, int]:
@@ -99,7 +100,7 @@ def _cluster_run(settings: Any, base: Path, k: int, work: Callable[[Any], Any]) 
     from pystats_harness.infra.context import Context
 
     # every K starts without this machine's result cache (it would answer the later runs without a worker)
-    shutil.rmtree(settings.paths.measured_results, ignore_errors=True)
+    forget_measurements(settings.paths)
     with local_cluster(settings, base, k) as cluster:
         with Cluster[object, object](cluster.address, min_workers=k):
             pass

@@ -117,6 +117,16 @@ class ExitCode(_Coded):
         "`invoke run`: the run's user (`nobody`) cannot read the host script or enter its directory; refused "
         "before any work, the line gives the `chmod` that fixes it",
     )
+    NOT_A_STORE = (
+        35,
+        "results: the file is not a results store (or one written by a newer harness); nothing was read or changed",
+    )
+    RUN_NOT_FOUND = 36, "results: no stored run has that id (or the prefix names more than one)"
+    UNKNOWN_METRIC = (
+        37,
+        "results: no stored unit has that metric (a counter name, or `<prefix>.hit_ratio` / `.miss_ratio` / "
+        "`.deopt_ratio` over `<prefix>.hit` and `<prefix>.miss`); the line suggests close names",
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 
 
@@ -129,4 +139,14 @@ class BisectRunCode(_Coded):
     BAD = 1, "the commit is bad"
     SKIP = 125, "skip: the commit cannot be checked out, patched, built or measured"
     ABORT = 128, "setup problem (the same at every commit): aborts the bisect"
+    NOT_A_STORE = (
+        33,
+        "results: the file is not a results store (or one written by a newer harness); nothing was read or changed",
+    )
+    RUN_NOT_FOUND = 34, "results: no stored run has that id (or the prefix names more than one)"
+    UNKNOWN_METRIC = (
+        35,
+        "results: no stored unit has that metric (a counter name, or `<prefix>.hit_ratio` / `.miss_ratio` / "
+        "`.deopt_ratio` over `<prefix>.hit` and `<prefix>.miss`); the line suggests close names",
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C): aborts the bisect"

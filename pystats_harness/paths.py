@@ -35,7 +35,7 @@ class Area:
         return self if obj is None else obj.root / self.relative
 
     def inside(self, other: Area) -> bool:
-        """Whether this area lies within ``other`` (``bisect/results`` within ``bisect``)."""
+        """Whether this area lies within ``other`` (``cluster/scripts`` within ``cluster``)."""
         return self.relative.startswith(f"{other.relative}/")
 
     def __repr__(self) -> str:
@@ -63,7 +63,9 @@ class CachePaths:
     collect_outputs = Area("collect", "collect outputs (default --out)")
     history_reports = Area("history", "history reports (default --out)")
     bisect_reports = Area("bisect", "bisect reports (default --out)")
-    measured_results = Area("bisect/results", "measured results reused by bisect and history")
+    results = Area(
+        "results", "the results store: every run recorded, measurements reused by bisect and history (results.sqlite)"
+    )
     unit_scripts = Area("cluster/scripts", "workload scripts sent with units (on a worker)")
     unit_scratch = Area("cluster-units", "scratch of collect units (on a worker)")
     unit_failures = Area(
@@ -71,6 +73,11 @@ class CachePaths:
     )
     local_cluster = Area("cluster-local", "caches and logs of `invoke cluster-local`'s workers")
     bootstrap_rootfs = Area("bootstrap", "debootstrap's rootfs while `invoke image --bootstrap` runs")
+
+    @property
+    def results_db(self) -> Path:
+        """The results store's file (:mod:`pystats_harness.results`), with its write-ahead log beside it."""
+        return self.results / "results.sqlite"
 
     @classmethod
     def declared(cls) -> tuple[Area, ...]:

@@ -1,6 +1,6 @@
 """A bisect as a report (:func:`to_report`): report.json, report.md (the table, the builds against the
 goal, each step) and plot.png, in ``--out`` or a run folder of ``bisect_reports``; :func:`bisect_into`
-runs and writes."""
+runs, writes, and records each commit measured in the results store (:func:`recorded`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from pystats_harness.bisect.driver import BisectRequest, BisectRun, Progress, ru
 from pystats_harness.bisect.plot import figure
 from pystats_harness.bisect.report import to_markdown
 from pystats_harness.infra.context import Context
+from pystats_harness.measure.recording import commit_run, unit_name
 from pystats_harness.reports import Format, Report, output_folder, write_report
+from pystats_harness.results import RunRecord, Task
+from pystats_harness.results.recording import record_runs
 
 
 def bisect_into(
@@ -23,7 +26,19 @@ def bisect_into(
     stem = Path(workload).stem if workload.endswith(".py") else workload
     folder = output_folder(out, ctx.settings.paths.bisect_reports, stem, request.config)
     run = run_bisect(ctx, request, progress)
-    return run, write_report(to_report(run), folder)
+    written = write_report(to_report(run), folder)
+    record_runs(ctx, recorded(run, request, folder))
+    return run, written
+
+
+def recorded(run: BisectRun, request: BisectRequest, folder: Path) -> list[RunRecord]:
+    """Each commit the search measured as a run of the results store (the confirmation's fresh runs are not)."""
+    extra = {"metric": request.metric.expression, "report": str(folder)}
+    name, loops = unit_name(run.workload), run.workload.loops
+    return [
+        commit_run(Task.BISECT, rec.commit, [(name, loops, rec)], config=request.config, extra=extra)
+        for rec in run.records.values()
+    ]
 
 
 def to_report(run: BisectRun) -> Report:

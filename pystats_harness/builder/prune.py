@@ -103,8 +103,8 @@ def du(path: Path) -> int:
 
 
 def area_sizes(paths: CachePaths) -> list[tuple[Area, int]]:
-    """Bytes in each area of the cache apart from the areas within it (``bisect/`` without
-    ``bisect/results/``, which has its own), so that they add up."""
+    """Bytes in each area of the cache apart from the areas within it (``cluster/`` without
+    ``cluster/scripts/``, were both declared: the inner one has its own), so that they add up."""
     located = paths.areas()
     total = {area.name: du(path) for area, path in located}
     own = dict(total)

@@ -62,6 +62,8 @@ def collect(ctx: Context, request: CollectRequest) -> CollectRun:
     for upstream in run.upstream:  # "repaired with upstream 23e4f80ce2 (Python/gc.c)"
         console.print(f"build: {upstream}")
     console.print(f"output: {run.out} (report.json, trust.md, loops.json, benchmarks/<name>/)")
+    if run.run_id:
+        console.print(f"recorded: run {run.run_id[:12]} in the results store (invoke results --run {run.run_id[:12]})")
     return run
 
 

@@ -15,6 +15,7 @@ from pystats_harness.cli import (
     collect,
     history,
     run,
+    results,
     shell,
     stats,
     validate,
@@ -41,5 +42,6 @@ ns = Collection(
     history.history_task,
     cluster.cluster_local_task,
     cache.cache_task,
+    results.results_task,
 )
 ns.configure({"pystats": dict(INVOKE_DEFAULTS)})

@@ -31,6 +31,8 @@ def validate(ctx: Context, request: ValidateRequest, *, strict: bool = False) ->
     if run.where:
         console.print(run.where)
     console.print("report: " + "  ".join(str(path) for path in run.files.values()))
+    if run.run_id:
+        console.print(f"recorded: run {run.run_id[:12]} in the results store (invoke results --run {run.run_id[:12]})")
     partial = ", ".join(step.step for step in run.report.partial_steps())
     if partial and not strict:
         ctx.reporter.warn(f"partial, not pass: {partial} only partly checked (see above); --strict makes it fail")

@@ -2,7 +2,8 @@
 loops, jobs, processes and output checked before any work), its units (the chosen benchmarks in chunks:
 one here, two per worker on a cluster, so a fast worker takes more), sent through the dispatcher, each
 benchmark's files written into the staging directory as its unit comes back, then the whole-run files and
-the publish (``<out>.partial-<pid>``, renamed when complete; nothing on Ctrl-C).
+the publish (``<out>.partial-<pid>``, renamed when complete; nothing on Ctrl-C); then the run recorded in
+the results store.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pystats_harness.builder.recipe import Recipe
 from pystats_harness.collect import driver, one
 from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect.errors import MixedBuilds
+from pystats_harness.collect.recording import recorded
 from pystats_harness.collect.work import CollectResult, CollectWork, chunk, write_files
 from pystats_harness.dispatch.dispatcher import open_dispatcher
 from pystats_harness.dispatch.units import Unit
@@ -26,6 +28,7 @@ from pystats_harness.infra.context import Context
 from pystats_harness.pyperformance.benchmarks import Suite, read_suite, select
 from pystats_harness.pyperformance.sites import benchmark_data_dir
 from pystats_harness.reports import output_folder
+from pystats_harness.results.recording import record_runs
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class CollectRun:
     outcomes: list[one.Outcome]
     out: Path
     upstream: tuple[str, ...]  # how the build was changed from upstream ("repaired with upstream …")
+    run_id: str = ""  # its id in the results store ("" when the store could not take it)
 
 
 def run_collect(ctx: Context, collect: CollectRequest, watch: Watch) -> CollectRun:
@@ -113,7 +117,8 @@ def run_collect(ctx: Context, collect: CollectRequest, watch: Watch) -> CollectR
         where = run_metadata(d.where, d.width, d.unfit, every) if d.on_cluster else {}
         extra = {"revision": recipe.commit.rev, **where}
         outcomes = driver.finish(staging, one_build(every), collect.suite, request, results, extra)
-    return CollectRun(outcomes, request.out, upstream_lines(every))
+    ids = record_runs(ctx, [recorded(recipe, one_build(every), outcomes, request.out)])
+    return CollectRun(outcomes, request.out, upstream_lines(every), ids[0] if ids else "")
 
 
 def units_for(recipe: Recipe, version: str, request: driver.Request, workers: int) -> list[Unit[CollectResult]]:

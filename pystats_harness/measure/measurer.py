@@ -1,12 +1,12 @@
-"""One commit's value for a bisect or a history, as a unit's work: plan → result cache → build (through
+"""One commit's value for a bisect or a history, as a unit's work: plan → stored measurement → build (through
 the build cache) → run → metric.
 
 :class:`MeasureWork` says what measuring is once the unit runner
 (:mod:`pystats_harness.dispatch.runner`) has planned the commit's build: its result is looked up in the
-:class:`~pystats_harness.measure.resultcache.ResultCache`, keyed on (sha, build key, workload id, metric
-inputs), where a hit needs no build and no run; otherwise the runner builds through the build cache and
-:meth:`MeasureWork.run` runs the workload on the manual path, keeps the per-loop counters the metric needs
-and evaluates it. Each workload is one part: on a cluster, the parts run beside the next commit's build.
+:class:`~pystats_harness.measure.stored.Measurements` of the results store, keyed on (sha, build key,
+workload id), where a hit needs no build and no run; otherwise the runner builds through the build cache and
+:meth:`MeasureWork.run` runs the workload on the manual path, keeps every per-loop counter and evaluates the
+metric. Each workload is one part: on a cluster, the parts run beside the next commit's build.
 
 A commit that cannot be planned, patched, built or run becomes a failed :class:`Outcome` (the search
 steps around it); an error that would repeat at every commit (no engine, bad setting, Ctrl-C) ends
@@ -34,12 +34,13 @@ from pystats_harness.infra.fs import write_bytes_atomic
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.metric import Metric, parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
-from pystats_harness.measure.resultcache import CachedResult, ResultCache
 from pystats_harness.measure.runs import Shape, run_manual
+from pystats_harness.measure.stored import Measurements, outcome_of
 from pystats_harness.measure.workload import Workload, resolve_workload
 from pystats_harness.pyperformance.place import manual_per_loop
+from pystats_harness.results import Measurement
 
-#: Failures that are not kept in the result cache: cheap to find again, or not the commit's fault.
+#: Failures that are not kept in the results store: cheap to find again, or not the commit's fault.
 NOT_CACHED = (Failure.METRIC_UNDEFINED, Failure.CHECKOUT_FAILED)
 
 
@@ -61,7 +62,7 @@ class Measured:
     seconds: dict[str, float] = field(default_factory=dict)  # plan, build, run, total
     error: BaseException | None = field(default=None, repr=False)
     worker: str = ""  # the Dask worker that measured it ("" = this machine)
-    counters: Mapping[str, float] = field(default_factory=dict, repr=False)  # the metric's inputs (per loop)
+    counters: Mapping[str, float] = field(default_factory=dict, repr=False)  # every counter, per loop
     upstream: str = ""  # how the build was changed from upstream ("repaired with upstream 23e4f80ce2 (…)")
 
     def __getstate__(self) -> dict[str, Any]:
@@ -100,8 +101,8 @@ Row = tuple[Measured, ...]  # one commit: one record per workload, in the work's
 @dataclass(frozen=True)
 class MeasureWork(Work[Row]):
     """Measure ``metric`` with each workload (suite name, pyperformance:NAME or script path, and its loops);
-    scripts travel with the work as bytes. ``fresh``: run again, neither reading nor storing the result
-    cache (the build cache is still used)."""
+    scripts travel with the work as bytes. ``fresh``: run again, neither reading nor storing a
+    measurement (the build cache is still used)."""
 
     metric: str
     workloads: tuple[tuple[str, int], ...]
@@ -126,15 +127,15 @@ class MeasureWork(Work[Row]):
         plan = attempt.plan
         if self.fresh or plan is None:
             return None
-        metric, cache, row = parse_metric(self.metric), ResultCache(ctx.settings.paths.measured_results), []
+        metric, cache, row = parse_metric(self.metric), Measurements(ctx.settings.paths.results_db), []
         for name, loops in self.workloads:
-            found = cache.get(plan.commit.sha, plan.key, self._workload(ctx, name, loops).ident, metric.inputs)
+            found = cache.get(plan.commit.sha, plan.key, self._workload(ctx, name, loops).ident)
             if found is None:
                 return None
             row.append(
                 Measured(
                     plan.commit,
-                    found.outcome(metric),
+                    outcome_of(found, metric),
                     Source.RESULT_CACHE,
                     build_key=plan.key,
                     worker=attempt.worker,
@@ -160,17 +161,16 @@ class MeasureWork(Work[Row]):
             metric.explain(counters)  # raises MissingCounters with "did you mean" hints; not cached
         extra = {"run_dir": str(run_dir), "build": entry.key, "seconds": {k: round(v, 2) for k, v in seconds.items()}}
         sha, key = obtained.plan.commit.sha, obtained.plan.key
-        if self.fresh:  # the same evaluation as a stored result, kept only in memory
-            names = tuple(sorted(set(metric.inputs)))
-            kept = {n: counters[n] for n in names if n in counters}
-            stored = CachedResult(sha, key, workload.ident, names, kept, extra=extra)
+        if self.fresh:  # the same evaluation as a stored measurement, kept only in memory
+            stored = Measurement(sha, key, workload.ident, dict(counters), extra=extra)
         else:
-            cache = ResultCache(ctx.settings.paths.measured_results)
-            stored = cache.put(sha, key, workload.ident, metric.inputs, counters=counters, extra=extra)
+            stored = Measurements(ctx.settings.paths.results_db).put(
+                sha, key, workload.ident, counters=counters, extra=extra
+            )
         return (
             Measured(
                 obtained.plan.commit,
-                stored.outcome(metric),
+                outcome_of(stored, metric),
                 Source.MEASURED,
                 attempt.built,
                 key,
@@ -188,11 +188,9 @@ class MeasureWork(Work[Row]):
         outcome, plan = failure_detail(error, outcome), attempt.plan
         key = plan.key if plan is not None else ""
         if not self.fresh and key and outcome.failure not in NOT_CACHED:
-            cache, inputs = ResultCache(ctx.settings.paths.measured_results), parse_metric(self.metric).inputs
+            cache = Measurements(ctx.settings.paths.results_db)
             for name, loops in self.workloads:
-                cache.put_failure(
-                    attempt.recipe.commit.sha, key, self._workload(ctx, name, loops).ident, inputs, outcome
-                )
+                cache.put_failure(attempt.recipe.commit.sha, key, self._workload(ctx, name, loops).ident, outcome)
         seconds = {**attempt.seconds, "total": sum(attempt.seconds.values())}
         upstream = describe_all(plan.upstream) if plan is not None else ""
         return tuple(
@@ -211,11 +209,11 @@ class MeasureWork(Work[Row]):
         )
 
     def keep(self, ctx: Context, result: Row) -> None:
-        cache, inputs = ResultCache(ctx.settings.paths.measured_results), parse_metric(self.metric).inputs
+        cache = Measurements(ctx.settings.paths.results_db)
         for (name, loops), measured in zip(self.workloads, result, strict=True):
             if not measured.build_key:
                 continue
-            args = (measured.commit.sha, measured.build_key, self._workload(ctx, name, loops).ident, inputs)
+            args = (measured.commit.sha, measured.build_key, self._workload(ctx, name, loops).ident)
             if measured.counters:
                 cache.put(*args, counters=dict(measured.counters), extra={"worker": measured.worker})
             elif measured.outcome.failure not in (None, *NOT_CACHED, Failure.RUN_FAILED):
@@ -223,7 +221,7 @@ class MeasureWork(Work[Row]):
 
     def _workload(self, ctx: Context, name: str, loops: int) -> Workload:
         """A workload here; a script sent with the work is written into this machine's cache under its digest
-        and file name (its result-cache identity is the same everywhere: name and content)."""
+        and file name (its stored measurements' identity is the same everywhere: name and content)."""
         scripts = dict(self.scripts)
         if name not in scripts:
             return resolve_workload(name, loops, ctx)
@@ -244,7 +242,7 @@ class Measurer:
         self.builds = 0  # builds that ran (build-cache misses), failed ones included
 
     def measure(self, commit: CommitInfo, *, fresh: bool = False, extra: tuple[UpstreamPatch, ...] = ()) -> Measured:
-        """``commit``'s value; ``fresh``: run again, neither reading nor storing the result cache (the build
+        """``commit``'s value; ``fresh``: run again, neither reading nor storing a measurement (the build
         cache is still used); ``extra``: upstream changes applied after the patch series (a revert)."""
         unit = Unit(
             Recipe(commit, "auto", self.config, extra), MeasureWork.of(self.metric, [self.workload], fresh=fresh)

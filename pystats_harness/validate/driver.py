@@ -190,4 +190,6 @@ def validate(
         "warmups": suite.warmups,
         "deferred_rule": table.get("deferred_rule"),
     }
-    return ValidationReport(meta, tuple(steps), deviation)
+    manual = {w: runs.results.get((RunPath.MANUAL, w, lp)) for w, lp in workloads.items()}
+    per_loop = {w: run.per_loop for w, run in manual.items() if isinstance(run, PathRun)}
+    return ValidationReport(meta, tuple(steps), deviation, per_loop)

@@ -87,6 +87,8 @@ class ValidationReport:
     steps: tuple[StepResult, ...]
     #: workload -> how much of its allowance its worst counter used against the baseline
     deviation: dict[str, AllowanceUse] = field(default_factory=dict)
+    #: workload -> its manual-path counters per loop (recorded in the results store, not in validation.json)
+    per_loop: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def error(self, *, require_baseline: bool = False, strict: bool = False) -> ValidationFailed | None:
         """The first failing step, in the order of the steps, as the error to exit with.

@@ -16,8 +16,10 @@ from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
 from pystats_harness.measure.suiteconfig import load_suite
 from pystats_harness.reports import Format, output_folder, write_report
+from pystats_harness.results.recording import record_runs
 from pystats_harness.validate import report as validate_report
 from pystats_harness.validate.driver import choose_workloads, count_jobs
+from pystats_harness.validate.recording import recorded
 from pystats_harness.validate.report import ValidationReport
 from pystats_harness.validate.work import BaselineWork, ValidateWork
 
@@ -66,6 +68,7 @@ class ValidateRun:
     report: ValidationReport
     files: dict[Format, Path]  # json, markdown, png
     where: str  # "" on this machine; else the worker, whether it built, how long each part took
+    run_id: str = ""  # its id in the results store ("" when the store could not take it)
 
 
 def run_validate(ctx: Context, request: ValidateRequest, tick: Tick) -> ValidateRun:
@@ -83,7 +86,9 @@ def run_validate(ctx: Context, request: ValidateRequest, tick: Tick) -> Validate
         how = "built there" if result.built else "a build-cache hit there"
         took = " + ".join(f"{k} {v:.0f} s" for k, v in result.seconds.items())
         where = f"validated on {result.worker} ({how}; {took})"
-    return ValidateRun(report, write_report(validate_report.to_report(report), request.out), where)
+    files = write_report(validate_report.to_report(report), request.out)
+    ids = record_runs(ctx, [recorded(recipe, report, [str(p) for p in files.values()])])
+    return ValidateRun(report, files, where, ids[0] if ids else "")
 
 
 def run_baseline(ctx: Context, request: ValidateRequest, tick: Tick) -> list[Path]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import threading
 import time
 import uuid
@@ -37,6 +36,7 @@ from pystats_harness.measure.measurer import Measured, MeasureWork
 from tests.support.invoke_runner import Harness
 from tests.support.planted import BASE, BRANCH, METRIC, PLANTED, SCRIPT, WORKLOAD, planted_history
 from tests.support.repo import commit_files
+from tests.support.results import forget_measurements
 from tests.support.servers import redis_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("benchmark_wheelhouse")]
@@ -54,7 +54,7 @@ def cluster(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Itera
     base = tmp_path_factory.mktemp("cluster")
     # the local bisect tests measured this series on this machine, and a cluster client answers from its
     # own result cache first: start without it, so that these tests measure on the workers
-    shutil.rmtree(harness.settings.paths.measured_results, ignore_errors=True)
+    forget_measurements(harness.settings.paths)
     hidden = base / "no-harness"  # a real worker whose Python cannot import pystats_harness
     hidden.mkdir()
     (hidden / "sitecustomize.py").write_text("import sys\n\nsys.modules['pystats_harness'] = None\n")
@@ -76,7 +76,7 @@ def cluster(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def measured_on_the_workers(harness: Harness) -> None:
     """A cluster client answers from this machine's result cache first (worker ""): each row starts
     without it, so that it measures on the workers whatever the rows before it measured."""
-    shutil.rmtree(harness.settings.paths.measured_results, ignore_errors=True)
+    forget_measurements(harness.settings.paths)
 
 
 def test_k_ary_bisect_on_two_workers(

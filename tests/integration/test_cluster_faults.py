@@ -37,6 +37,7 @@ from tests.support.faults import FAULTS
 from tests.support.invoke_runner import Harness
 from tests.support.planted_site import planted_wheelhouse
 from tests.support.repo import commit_files
+from tests.support.results import forget_measurements
 from tests.support.servers import Redis
 from tests.support.streamed import Streamed
 
@@ -118,7 +119,7 @@ FAIL_WHEN_PLANTED = (
 def state(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Iterator[State]:
     base = tmp_path_factory.mktemp("cluster-faults")
     assert harness.invoke("build", "--rev", BASE, timeout=1800).returncode == 0  # a cache hit after test_build
-    shutil.rmtree(harness.settings.paths.measured_results, ignore_errors=True)  # measure on the workers
+    forget_measurements(harness.settings.paths)  # measure on the workers
     wheelhouse = planted_wheelhouse(
         harness.settings.wheelhouse_dir, base / "planted-wheelhouse", FAIL_WHEN_PLANTED, "none"
     )

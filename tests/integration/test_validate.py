@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from pystats_harness.results import Store, Task
 from tests.support.history import mirror_real_history, needs_real_history
-from tests.support.invoke_runner import Harness
+from tests.support.invoke_runner import ROOT, Harness
+
+STEPS = ("fingerprint", "canaries", "threads", "leakage", "isolation", "baselines")
 
 
 def validate(harness: Harness, tmp_path: Path, *args: str, **env: str):
@@ -54,6 +57,34 @@ def test_planted_leaks_are_caught_and_named(harness: Harness, tmp_path: Path) ->
     assert alloc and alloc[0]["beyond"] == "leak_check.rule[objects.allocations]"
     assert alloc[0]["a"] - alloc[0]["b"] >= 10_000
     assert "leaky" in out.stderr.strip().splitlines()[-1]
+    assert_recorded(harness, report["metadata"]["sha"])
+
+
+def assert_recorded(harness: Harness, sha: str) -> None:
+    """The validation is in the results store (named by its content: a run of the same counts again is the
+    same run), `invoke results` shows it, and its nbody counters per loop (manual path) are within 2% of the
+    committed baseline's (automated, net of the null workload)."""
+    wanted = {"nbody", "leaky", "leaky_alloc", *(f"step:{s}" for s in STEPS)}
+    with Store.open(harness.settings.paths.results_db, create=False) as store:
+        runs = [store.get(r.run_id) for r in store.runs(Task.VALIDATE) if r.sha == sha]
+    (run,) = [r for r in runs if {u.name for u in r.units} == wanted][-1:]
+    assert [(u.name, u.verdict) for u in run.units if not u.name.startswith("step:")] == [
+        ("nbody", "pass"),
+        ("leaky", "fail"),
+        ("leaky_alloc", "fail"),
+    ]
+    shown = harness.invoke("results", "--run", run.run_id[:12])
+    assert shown.returncode == 0 and "leakage:" in shown.stdout and run.run_id in shown.stdout, shown.stderr
+    metric = "opcode.BINARY_OP.specialization.hit_ratio"
+    series = harness.invoke("results", "--metric", metric, "--benchmark", "nbody", "--task", "validate", "--json")
+    assert series.returncode == 0, series.stderr
+    (point,) = [p for p in json.loads(series.stdout) if p["run_id"] == run.run_id]
+    baseline = json.loads((ROOT / "configs/baselines/3.13.5/nbody.json").read_text())["per_loop"]
+    hit, miss = (baseline.get(f"opcode.BINARY_OP.specialization.{k}", 0) for k in ("hit", "miss"))
+    assert point["verdict"] == "pass" and point["value"] == pytest.approx(hit / (hit + miss), rel=0.01)
+    assert run.unit("nbody").values["opcode.BINARY_OP.execution_count"] == pytest.approx(  # type: ignore[union-attr]
+        baseline["opcode.BINARY_OP.execution_count"], rel=0.02
+    )
 
 
 def test_baseline_records_manual_per_loop_stats(harness: Harness, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Confirming a bisect's culprit: the judging (values repeat, the revert brings the metric back), its
-report line and JSON, the measuring with fakes, and the Measurer's fresh runs (no result cache)."""
+report line and JSON, the measuring with fakes, and the Measurer's fresh runs (no stored measurement)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from pystats_harness.measure import measurer as measurer_mod
 from pystats_harness.measure.measurer import Measured, Measurer, Source
 from pystats_harness.measure.metric import parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome
-from pystats_harness.measure.resultcache import ResultCache
+from pystats_harness.measure.stored import Measurements
 from pystats_harness.measure.workload import resolve_workload
 
 JUDGE = Judge.from_endpoints(0.96, 0.72)  # down, threshold 0.84
@@ -183,7 +183,7 @@ def test_confirm_is_not_run_after_a_range() -> None:
     assert c.status is Status.SKIPPED and c.runs == 0
 
 
-# --- Measurer.measure(fresh=True): past the result cache, into nothing -----------------------------------
+# --- Measurer.measure(fresh=True): past the stored measurements, into nothing -----------------------------------
 
 
 def test_a_fresh_measurement_neither_reads_nor_stores_the_result_cache(
@@ -205,15 +205,40 @@ def test_a_fresh_measurement_neither_reads_nor_stores_the_result_cache(
     ctx = Context(load_settings({"cache_dir": str(tmp_path)}))
     work = resolve_workload("nbody", 2)
     m = Measurer(ctx, metric, work)
-    cache = ResultCache(ctx.settings.paths.measured_results)
-    cache.put(commit.sha, "k0", work.ident, metric.inputs, counters={"a": 1.0, "b": 4.0})
+    cache = Measurements(ctx.settings.paths.results_db)
+    cache.put(commit.sha, "k0", work.ident, counters={"a": 1.0, "b": 4.0})
     assert m.measure(commit).outcome.value == 0.25 and m.measure(commit).source is Source.RESULT_CACHE
     rec = m.measure(commit, fresh=True)
     assert rec.source is Source.MEASURED and rec.outcome.value == 0.75
-    assert cache.get(commit.sha, "k0", work.ident, metric.inputs).counters == {"a": 1.0, "b": 4.0}  # type: ignore[union-attr]
+    assert cache.get(commit.sha, "k0", work.ident).counters == {"a": 1.0, "b": 4.0}  # type: ignore[union-attr]
     rec = m.measure(commit, fresh=True, extra=(_revert_patch(),))
     assert rec.build_key == "k1" and plans[-1] == (_revert_patch(),) and "reverted" in rec.upstream
-    assert cache.get(commit.sha, "k1", work.ident, metric.inputs) is None
+    assert cache.get(commit.sha, "k1", work.ident) is None
+
+
+def test_a_stored_measurement_serves_any_metric_of_the_same_build(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every counter is kept, not the metric's inputs: a bisect of another metric at the same commit, build
+    and workload runs nothing."""
+    commit, runs = PATH[1], []
+
+    def plan_for(ctx: Any, recipe: Recipe) -> Any:
+        return SimpleNamespace(key="k", upstream=(), commit=recipe.commit)
+
+    def run_manual(*args: Any) -> Any:
+        runs.append(args)
+        return SimpleNamespace(per_loop={"a": 3.0, "b": 4.0, "c": 6.0}, runs=[SimpleNamespace(run_dir=tmp_path)])
+
+    monkeypatch.setattr(runner_mod, "plan_for", plan_for)
+    monkeypatch.setattr(runner_mod, "obtain", lambda ctx, plan: SimpleNamespace(built=True, plan=plan, entry=plan))
+    monkeypatch.setattr(measurer_mod, "run_manual", run_manual)
+    ctx, work = Context(load_settings({"cache_dir": str(tmp_path)})), resolve_workload("nbody", 2)
+    first = Measurer(ctx, parse_metric("a / b"), work).measure(commit)
+    assert (first.source, first.outcome.value, len(runs)) == (Source.MEASURED, 0.75, 1)
+    other = Measurer(ctx, parse_metric("c / a"), work).measure(commit)
+    assert (other.source, other.outcome.value, len(runs)) == (Source.RESULT_CACHE, 2.0, 1)
+    assert dict(other.counters) == {"a": 3.0, "b": 4.0, "c": 6.0}
 
 
 def test_the_revert_is_the_culprits_diff_reversed_with_its_last_newline(monkeypatch: pytest.MonkeyPatch) -> None:

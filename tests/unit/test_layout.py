@@ -32,6 +32,7 @@ LAYERS = {
     "infra": 1,
     "reports": 2,
     "cluster": 2,
+    "results": 2,
     "stats": 3,
     "builder": 4,
     "dispatch": 5,

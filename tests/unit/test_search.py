@@ -25,7 +25,8 @@ from pystats_harness.bisect.search import EndpointsDoNotDiffer, bisect, estimate
 from pystats_harness.errors import MissingCounters
 from pystats_harness.measure.metric import parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
-from pystats_harness.measure.resultcache import ResultCache, result_key
+from pystats_harness.measure.stored import Measurements, outcome_of
+from pystats_harness.results import Store
 from tests.support.value_search import Value, assert_consistent, bisect_values, shas
 
 
@@ -291,34 +292,30 @@ def test_exit_codes_for_errors(exc: BaseException, code: int, failure: str | Non
     assert EXIT_ABORT == 128 and EXIT_INTERRUPTED == 130
 
 
-# --- the result cache (re-running a bisect measures nothing) -------------------------------------------
+# --- stored measurements (re-running a bisect measures nothing) ----------------------------------------
 
 
-def test_rerun_reuses_the_result_cache(tmp_path: Path) -> None:
+def test_rerun_reuses_the_stored_measurements(tmp_path: Path) -> None:
     metric = parse_metric("hit / (hit + miss)")
     n, k = 33, 20
     counters = [{"hit": 9, "miss": 1} if i < k else {"hit": 5, "miss": 5} for i in range(n)]
     counters[12] = None  # does not build
     counters[25] = {"hit": 0, "miss": 0}  # division by zero
-    cache = ResultCache(tmp_path / "results")
+    cache = Measurements(tmp_path / "results.sqlite")
     commits = shas(n)
     builds: list[int] = []
 
     def measure(i: int) -> Outcome:
-        hit = cache.get(commits[i], "recipe", "nbody", metric.inputs)
+        hit = cache.get(commits[i], "recipe", "nbody")
         if hit is not None:
-            return hit.outcome(metric)
+            return outcome_of(hit, metric)
         builds.append(i)
         if counters[i] is None:
-            return cache.put(
-                commits[i],
-                "recipe",
-                "nbody",
-                metric.inputs,
-                failure=Failure.BUILD_FAILED,
-                detail="make: *** [python] Error 1",
-            ).outcome(metric)
-        return cache.put(commits[i], "recipe", "nbody", metric.inputs, counters=counters[i]).outcome(metric)
+            failed = cache.put(
+                commits[i], "recipe", "nbody", failure=Failure.BUILD_FAILED, detail="make: *** [python] Error 1"
+            )
+            return outcome_of(failed, metric)
+        return outcome_of(cache.put(commits[i], "recipe", "nbody", counters=counters[i]), metric)
 
     judge = Judge.from_endpoints(measure(0).value, measure(n - 1).value)  # type: ignore[arg-type]
     first = bisect(commits, measure, judge)
@@ -328,34 +325,32 @@ def test_rerun_reuses_the_result_cache(tmp_path: Path) -> None:
     second = bisect(commits, measure, judge)
     assert builds == [] and second.first_bad == k
     assert [(t.index, t.status) for t in second.tested] == [(t.index, t.status) for t in first.tested]
-    # a different metric over the same counters reuses the entries too
+    # any metric over the stored counters reuses them
     other = parse_metric("miss / (miss + hit)")
-    assert other.inputs == metric.inputs
-    assert cache.get(commits[0], "recipe", "nbody", other.inputs).outcome(other).value == pytest.approx(0.1)  # type: ignore[union-attr]
-    assert len(list((tmp_path / "results").glob("*.json"))) == len(built)
+    assert outcome_of(cache.get(commits[0], "recipe", "nbody"), other).value == pytest.approx(0.1)  # type: ignore[arg-type]
+    with Store.open(tmp_path / "results.sqlite") as store:
+        assert store.counts()["measurements"] == len(built)
 
 
-def test_result_cache_failures_and_retry_policy(tmp_path: Path) -> None:
-    cache = ResultCache(tmp_path)
+def test_stored_failures_and_retry_policy(tmp_path: Path) -> None:
+    cache = Measurements(tmp_path / "results.sqlite")
     metric = parse_metric("a / b")
-    cache.put("s1", "r", "w", metric.inputs, failure=Failure.BUILD_FAILED, detail="make failed")
-    cache.put("s2", "r", "w", metric.inputs, failure=Failure.RUN_FAILED, detail="timed out")
-    cached = cache.get("s1", "r", "w", ["b", "a"])  # input order does not matter
-    assert cached is not None and cached.outcome(metric) == Outcome.failed(Failure.BUILD_FAILED, "make failed")
-    assert cache.get("s2", "r", "w", metric.inputs) is None  # a run failure is retried ...
-    assert cache.get("s2", "r", "w", metric.inputs, retry=()) is not None  # ... unless asked not to
-    assert cache.get("s1", "other recipe", "w", metric.inputs) is None
-    assert cache.get("s1", "r", "other workload", metric.inputs) is None
-    assert cache.get("s1", "r", "w", ["a", "b", "c"]) is None
-    stored = cache.put(
-        "s3", "r", "w", metric.inputs, counters={"a": 1, "b": 4, "unrelated": 7}, extra={"build_key": "abc"}
-    )
-    assert stored.counters == {"a": 1, "b": 4} and stored.extra == {"build_key": "abc"}
+    cache.put("s1", "r", "w", failure=Failure.BUILD_FAILED, detail="make failed")
+    cache.put("s2", "r", "w", failure=Failure.RUN_FAILED, detail="timed out")
+    cached = cache.get("s1", "r", "w")
+    assert cached is not None and outcome_of(cached, metric) == Outcome.failed(Failure.BUILD_FAILED, "make failed")
+    assert cache.get("s2", "r", "w") is None  # a run failure is retried ...
+    assert cache.get("s2", "r", "w", retry=()) is not None  # ... unless asked not to
+    assert cache.get("s1", "other recipe", "w") is None
+    assert cache.get("s1", "r", "other workload") is None
+    stored = cache.put("s3", "r", "w", counters={"a": 1, "b": 4, "unrelated": 7}, extra={"build_key": "abc"})
+    assert stored.counters == {"a": 1, "b": 4, "unrelated": 7} and stored.extra == {"build_key": "abc"}
     assert stored.measured_at.endswith("+00:00")
-    assert cache.get("s3", "r", "w", metric.inputs) == stored
-    assert cache.get("s3", "r", "w", metric.inputs).outcome(parse_metric("c + d")).failure == Failure.METRIC_UNDEFINED  # type: ignore[union-attr]
-    assert not list(tmp_path.glob(".*.tmp"))
-    cache.path(result_key("s3", "r", "w", metric.inputs)).write_text("{ damaged")
-    assert cache.get("s3", "r", "w", metric.inputs) is None
+    assert cache.get("s3", "r", "w") == stored
+    assert outcome_of(cache.get("s3", "r", "w"), parse_metric("c + d")).failure == Failure.METRIC_UNDEFINED  # type: ignore[arg-type]
+    cache.put("s2", "r", "w", counters={"a": 2.0, "b": 1.0})  # the retried run replaces its failure
+    assert outcome_of(cache.get("s2", "r", "w"), metric) == Outcome.ok(2.0)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
-        cache.put("s4", "r", "w", metric.inputs)
+        cache.put("s4", "r", "w")
+    with pytest.raises(ValueError):
+        cache.put_failure("s4", "r", "w", Outcome.ok(1.0))

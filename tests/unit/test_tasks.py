@@ -34,6 +34,7 @@ TASKS = {
     "cache",
     "cluster-local",
     "history",
+    "results",
 }
 
 
