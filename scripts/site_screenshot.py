@@ -38,8 +38,8 @@ def main() -> int:
         if args.demo:
             demo_store(db)
         site = publish_site(db, Path(tmp) / "site", settings.publish_metrics, queried.queried(db))
-        metric = METRIC if METRIC in site.metric_pages else site.metric_pages[0]
-        page = next((site.folder / "metrics").glob(f"{metric}*.html"))
+        metric = METRIC if METRIC in site.metric_pages else next(iter(site.metric_pages))
+        page = site.folder / "metrics" / f"{site.metric_pages[metric]}.html"
         args.out.mkdir(parents=True, exist_ok=True)
         with chromium(width=1200, height=900) as browser:
             for url, name in ((site.index.as_uri(), "site-index.png"), (page.as_uri(), "site-metric.png")):

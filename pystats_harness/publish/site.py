@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,11 +27,12 @@ _NAME = re.compile(r"[A-Za-z0-9_.*<>-]+")
 
 @dataclass(frozen=True)
 class Site:
-    """A published site: its folder, how many runs it shows, the metrics with a page and those without."""
+    """A published site: its folder, how many runs it shows, the metrics with a page (each with its file stem
+    under ``metrics/``) and those without."""
 
     folder: Path
     runs: int
-    metric_pages: tuple[str, ...]
+    metric_pages: Mapping[str, str]
     without_values: tuple[str, ...]
 
     @property
@@ -91,7 +92,7 @@ def _write(store: Store, folder: Path, configured: Sequence[str], asked: Sequenc
     for summary in runs:
         write_report(run_page(store.get(summary.run_id), known, columns, pages), folder)
     write_report(index_page(runs, pages, without, str(store.path)), folder)
-    return Site(folder, len(runs), tuple(pages), without)
+    return Site(folder, len(runs), pages, without)
 
 
 def _swap_in(staging: Path, out: Path) -> None:
