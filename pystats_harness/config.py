@@ -15,6 +15,7 @@ from pystats_harness.config_values import (
     _as_cache_size,
     _as_choice,
     _as_int,
+    _as_metrics,
     _as_positive,
     _as_redis_url,
     _as_scheduler,
@@ -107,6 +108,14 @@ SETTINGS: dict[str, Setting] = {
         "e.g. `50G`: after every build, least recently used builds are pruned until the cache fits",
         shown="empty (no limit)",
     ),
+    "publish_metrics": Setting(
+        "opcode.*.execution_count, family.<family>.specialization.hit_ratio, "
+        "family.<family>.specialization.deferred_share, uops.*.execution_count, gc.*.collections",
+        "the headline metrics `invoke publish` plots, comma-separated (besides any asked with `invoke results "
+        "--metric`): `*` sums over one name segment, `<family>` is each family in the store "
+        "(`docs/publish.md`)",
+        shown="instructions, each family's hit ratio and deferred share, uops, gc collections (per loop)",
+    ),
 }
 
 #: Every setting with its default. tasks.py hands this to ``ns.configure({"pystats": DEFAULTS})``
@@ -149,6 +158,7 @@ class Settings:
     wheelhouse_dir: Path
     baselines_dir: Path
     cache_max_size: str  # "" = no limit; else e.g. "50G": pruned to it after every build
+    publish_metrics: tuple[str, ...]  # metric names, ``*`` and ``<family>`` expanded by publish
 
     @property
     def paths(self) -> CachePaths:
@@ -231,6 +241,7 @@ def load_settings(raw: Mapping[str, Any] | None = None) -> Settings:
         wheelhouse_dir=Path(os.path.expanduser(str(merged["wheelhouse_dir"]))).resolve(),
         baselines_dir=_project_path(str(merged["baselines_dir"])),
         cache_max_size=_as_cache_size("cache_max_size", merged["cache_max_size"]),
+        publish_metrics=_as_metrics("publish_metrics", merged["publish_metrics"]),
     )
 
 

@@ -85,3 +85,15 @@ def _as_scheduler(key: str, value: Any) -> str:
             f"setting pystats.{key}={value!r} is not a Dask scheduler address; write tcp://HOST:PORT (empty: local)"
         )
     return text
+
+
+def _as_metrics(key: str, value: Any) -> tuple[str, ...]:
+    """A comma-separated list of metric names (``*`` for one name segment, ``<family>`` for each family)."""
+    names = tuple(dict.fromkeys(n.strip() for n in str(value).split(",") if n.strip()))
+    bad = [n for n in names if not re.fullmatch(r"[A-Za-z0-9_.*<>-]+", n)]
+    if bad:
+        raise ConfigError(
+            f"setting pystats.{key}: {bad[0]!r} is not a metric name; write names separated by commas, "
+            "e.g. opcode.*.execution_count, family.<family>.specialization.hit_ratio"
+        )
+    return names

@@ -66,6 +66,7 @@ class CachePaths:
     results = Area(
         "results", "the results store: every run recorded, measurements reused by bisect and history (results.sqlite)"
     )
+    site = Area("site", "the static site `invoke publish` writes (default --out)")
     unit_scripts = Area("cluster/scripts", "workload scripts sent with units (on a worker)")
     unit_scratch = Area("cluster-units", "scratch of collect units (on a worker)")
     unit_failures = Area(

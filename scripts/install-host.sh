@@ -11,7 +11,8 @@ SRC_DIR=${PYSTATS_SOURCES_DIR:-$HOME/.cache/pystats-harness/sources}
 
 need_pkgs=()
 # redis-server: the shared ccache (ccache_remote) of the scale-out tests; they start their own on 127.0.0.1.
-for p in docker.io debootstrap git dpkg-dev xz-utils ccache redis-server; do
+# chromium, chromium-driver: the browser test of `invoke publish`'s site (headless, driven by Selenium).
+for p in docker.io debootstrap git dpkg-dev xz-utils ccache redis-server chromium chromium-driver; do
   dpkg -s "$p" >/dev/null 2>&1 || need_pkgs+=("$p")
 done
 

@@ -14,6 +14,7 @@ from pystats_harness.cli import (
     cluster,
     collect,
     history,
+    publish,
     results,
     run,
     shell,
@@ -43,5 +44,6 @@ ns = Collection(
     cluster.cluster_local_task,
     cache.cache_task,
     results.results_task,
+    publish.publish_task,
 )
 ns.configure({"pystats": dict(INVOKE_DEFAULTS)})

@@ -16,7 +16,7 @@ from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
-from pystats_harness.results import Point, RunRecord, RunSummary, Store, Task
+from pystats_harness.results import Point, RunRecord, RunSummary, Store, Task, queried
 
 
 def _verdicts(counts: dict[str, int]) -> str:
@@ -142,6 +142,7 @@ def results(
                 show_run(found)
         elif metric:
             points = [p for p in store.series(metric, benchmark) if chosen is None or p.task is chosen]
+            queried.remember(path, metric)  # `invoke publish` gives it a page
             if as_json:
                 _print_json([p.to_dict() for p in points])
             else:

@@ -75,6 +75,7 @@ MORE = {
     "bisect-run": ("Bisect", "bisect-history-scale-out.md"),
     "history": ("History", "bisect-history-scale-out.md#history-pystats-over-a-range-of-commits"),
     "cluster-local": ("Scale-out", "bisect-history-scale-out.md"),
+    "publish": ("Publish", "publish.md"),
     "cache": ("the cache", "builds-and-cache.md#the-cache-concurrent-invocations-and-what-happens-after-a-crash"),
 }
 

@@ -16,6 +16,7 @@ class Format(enum.StrEnum):
     JSON = "json"
     MARKDOWN = "markdown"
     PNG = "png"
+    HTML = "html"
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,14 @@ from pathlib import Path
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import check_output_dir, write_bytes_atomic
 from pystats_harness.paths import run_folder
-from pystats_harness.reports import as_json, as_markdown, as_png
+from pystats_harness.reports import as_html, as_json, as_markdown, as_png
 from pystats_harness.reports.report import Format, Report
 
 RENDERERS: Mapping[Format, Callable[[Report], bytes | None]] = {
     Format.JSON: as_json.render,
     Format.MARKDOWN: as_markdown.render,
     Format.PNG: as_png.render,
+    Format.HTML: as_html.render,
 }
 
 

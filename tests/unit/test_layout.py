@@ -42,9 +42,10 @@ LAYERS = {
     "collect": 7,
     "bisect": 7,
     "history": 7,
+    "publish": 7,
     "cli": 8,
 }
-CAPABILITIES = ("validate", "collect", "bisect", "history")
+CAPABILITIES = ("validate", "collect", "bisect", "history", "publish")
 MAX_MODULE_LINES = 300
 #: tasks.py is a short list of the tasks; each is declared, with its options and their help, in cli/.
 MAX_TASKS_LINES = 60

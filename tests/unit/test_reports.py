@@ -62,3 +62,18 @@ def test_json_refuses_nan_and_leaves_the_old_file(tmp_path: Path) -> None:
 
 def test_every_format_has_its_renderer() -> None:
     assert set(RENDERERS) == set(Format)
+
+
+def test_html_is_the_markdown_page_self_contained_with_raw_html_shown_as_text(tmp_path: Path) -> None:
+    page = (
+        "# runs \\| of `main`\n\n[a run](runs/abc.html) ![plot](m.png)\n\n"
+        "| unit | reason |\n|---|---|\n| go | <script>alert(1)</script> <http://example.org> |\n"
+    )
+    written = write_report(Report({Format.HTML: "site/index.html"}, markdown=page), tmp_path)
+    text = written[Format.HTML].read_text()
+    assert text.startswith("<!DOCTYPE html>") and "<title>runs | of `main`</title>" in text
+    assert '<a href="runs/abc.html">a run</a>' in text and '<img alt="plot" src="m.png"' in text
+    assert "<table>" in text and "<td>go</td>" in text
+    assert "<script" not in text and "&lt;script&gt;" in text and 'href="http' not in text
+    assert "<style>" in text and "url(" not in text and "@import" not in text
+    assert RENDERERS[Format.HTML](Report({Format.HTML: "x.html"}, data={"a": 1})) is None  # no page, no file

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Every task tasks.py defines, as typed on the command line; a task that disappears or is renamed fails here.
 TASKS = {
     "mirror",
+    "publish",
     "import-release",
     "image",
     "build",

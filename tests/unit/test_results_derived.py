@@ -1,0 +1,75 @@
+"""Metrics over more counters than the store's own (pystats_harness/results/derived.py): a sum over a name
+segment (instructions, gc collections, uops per loop) and a family's deferred share, by one unit and over every
+stored unit, ordered and valued as the store's own series are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pystats_harness.results import RunRecord, Store, Task, UnitRecord, derived
+from pystats_harness.results.errors import UnknownMetric
+
+VALUES = {
+    "opcode.LOAD_ATTR.execution_count": 10.0,
+    "opcode.LOAD_ATTR_SLOT.execution_count": 5.0,
+    "opcode.LOAD_ATTR.specialization.hit": 6.0,
+    "family.LOAD_ATTR.specialization.hit": 6.0,
+    "family.LOAD_ATTR.specialization.miss": 2.0,
+    "family.LOAD_ATTR.specialization.deferred": 2.0,
+    "family.CALL.specialization.deferred": 1.0,
+    "gc.0.collections": 3.0,
+    "gc.2.collections": 1.0,
+    "gc.0.objects_collected": 100.0,
+}
+
+
+def test_a_sum_matches_one_name_segment_per_star() -> None:
+    assert derived.value("opcode.*.execution_count", VALUES) == 15.0
+    assert derived.value("gc.*.collections", VALUES) == 4.0
+    assert derived.value("uops.*.execution_count", VALUES) == 0.0  # measured, none counted
+    assert derived.inputs("opcode.*.execution_count", VALUES) == (
+        "opcode.LOAD_ATTR.execution_count",
+        "opcode.LOAD_ATTR_SLOT.execution_count",
+    )
+    assert derived.value("gc.*.collections", {}, measured=False) is None
+
+
+def test_the_deferred_share_is_of_deferred_hits_and_misses() -> None:
+    assert derived.value("family.LOAD_ATTR.specialization.deferred_share", VALUES) == 0.2
+    assert derived.value("family.CALL.specialization.deferred_share", VALUES) == 1.0
+    assert derived.value("family.BINARY_OP.specialization.deferred_share", VALUES) is None  # over nothing
+    # anything else is the store's metric
+    assert derived.value("family.LOAD_ATTR.specialization.hit_ratio", VALUES) == 0.75
+    assert derived.families(VALUES) == ["CALL", "LOAD_ATTR"]
+
+
+def _store(path: Path) -> None:
+    with Store.open(path) as store:
+        for sha, date, scale in (
+            ("b" * 40, "2025-07-01T00:00:00+00:00", 2.0),
+            ("a" * 40, "2025-06-01T00:00:00+00:00", 1.0),
+        ):
+            units = (
+                UnitRecord("richards", "trusted", "", 10, {k: v * scale for k, v in VALUES.items()}),
+                UnitRecord("go", "failed", "no module", None, {}),
+            )
+            store.record(RunRecord(Task.COLLECT, sha[:7], sha, date, "default", (), units))
+
+
+def test_a_derived_series_is_ordered_and_valued_as_the_stores(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    _store(path)
+    with Store.open(path, create=False) as store:
+        points = derived.series(store, "opcode.*.execution_count")
+        plain = store.series("opcode.LOAD_ATTR.execution_count")
+        assert [(p.run_id, p.unit) for p in points] == [(p.run_id, p.unit) for p in plain]
+        assert [p.value for p in points] == [None, 15.0, None, 30.0]  # go (failed) has no value
+        share = derived.series(store, "family.LOAD_ATTR.specialization.deferred_share", unit="richards")
+        assert [p.value for p in share] == [0.2, 0.2]
+        assert derived.series(store, "gc.0.collections") == store.series("gc.0.collections")
+        with pytest.raises(UnknownMetric):
+            derived.series(store, "uops.*.execution_count")
+        with pytest.raises(UnknownMetric):
+            derived.series(store, "family.NOPE.specialization.deferred_share")
