@@ -42,7 +42,7 @@ class Site:
 
 def check_request(out: Path, metrics: Sequence[str], store_path: Path) -> None:
     """Refuse what would fail, before any work: a ``--metric`` that is no metric name (exit 2), an ``--out``
-    that cannot be written (32) or holds something other than a site (2), no results store (33)."""
+    that cannot be written (32) or holds something other than a site (2), no results store (35)."""
     for metric in metrics:
         if not _NAME.fullmatch(metric):
             raise ConfigError(
@@ -57,7 +57,7 @@ def check_request(out: Path, metrics: Sequence[str], store_path: Path) -> None:
 def publish_site(store_path: Path, out: Path, configured: Sequence[str], asked: Sequence[str]) -> Site:
     """Every page of the store at ``store_path`` into ``out`` (replacing the site there): the headline metrics
     are ``configured`` (``<family>`` expanded) and ``asked``; a metric among ``asked`` that no stored unit
-    has is UnknownMetric (exit 35) and nothing is written."""
+    has is UnknownMetric (exit 37) and nothing is written."""
     staging = out.with_name(f"{out.name}.partial-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pystats_harness.exit_codes import ExitCode
 from pystats_harness.results import RunRecord, Store, Task, UnitRecord, queried
 from tests.support.invoke_runner import invoke_env, run_invoke
 
@@ -31,5 +32,5 @@ def test_invoke_results_remembers_a_metric_it_answered(tmp_path: Path) -> None:
         store.record(RunRecord(Task.COLLECT, "v3.13.5", "a" * 40, "2025-06-11T12:00:00+00:00", "default", (), (unit,)))
     env = invoke_env(cache)
     assert run_invoke("results", "--metric", "gc.0.collections", env=env).returncode == 0
-    assert run_invoke("results", "--metric", "gc.9.nope", env=env).returncode == 35
+    assert run_invoke("results", "--metric", "gc.9.nope", env=env).returncode == ExitCode.UNKNOWN_METRIC
     assert queried.queried(db) == ("gc.0.collections",)
