@@ -27,6 +27,8 @@ def publish(ctx: Context, *, out: str | None, metrics: list[str]) -> None:
         f"published {site.runs} run(s) and {len(site.metric_pages)} metric page(s) into {escape(str(site.folder))}"
         + (f"; no stored value for {len(site.without_values)} headline metric(s)" if site.without_values else "")
     )
+    if not site.runs:
+        console.print("no run is recorded yet: validate, collect, history and bisect record theirs in the store")
     console.print(f"open {site.index.as_uri()}")
 
 

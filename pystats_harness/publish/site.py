@@ -42,7 +42,8 @@ class Site:
 
 def check_request(out: Path, metrics: Sequence[str], store_path: Path) -> None:
     """Refuse what would fail, before any work: a ``--metric`` that is no metric name (exit 2), an ``--out``
-    that cannot be written (32) or holds something other than a site (2), no results store (35)."""
+    that cannot be written (32) or holds something other than a site (2), a file that is no results store
+    (35). No store yet is no error: the site says that no run is recorded, as ``invoke results`` does."""
     for metric in metrics:
         if not _NAME.fullmatch(metric):
             raise ConfigError(
@@ -51,7 +52,8 @@ def check_request(out: Path, metrics: Sequence[str], store_path: Path) -> None:
     check_output_dir(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MARKER).is_file())):
         raise ConfigError(f"--out {out} holds something other than a published site; give a new or empty folder")
-    Store.check(store_path)
+    if store_path.exists():
+        Store.check(store_path)
 
 
 def publish_site(store_path: Path, out: Path, configured: Sequence[str], asked: Sequence[str]) -> Site:

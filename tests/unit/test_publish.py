@@ -128,8 +128,10 @@ def test_the_request_is_checked_before_any_work(store: tuple[Path, dict[str, str
         check_request(tmp_path / "home", [], db)
     with pytest.raises(ConfigError, match="not a metric name"):
         check_request(tmp_path / "new", ["a b"], db)
+    check_request(tmp_path / "new", [], tmp_path / "none.sqlite")  # no store yet: an empty site, no error
+    (tmp_path / "other.sqlite").write_text("not a database")
     with pytest.raises(NotAStore):
-        check_request(tmp_path / "new", [], tmp_path / "none.sqlite")
+        check_request(tmp_path / "new", [], tmp_path / "other.sqlite")
     (tmp_path / "empty").mkdir()
     check_request(tmp_path / "empty", ["gc.*.collections"], db)
     assert (tmp_path / "home" / "notes.txt").read_text() == "mine" and not (tmp_path / "new").exists()
@@ -146,6 +148,11 @@ def test_invoke_publish_prints_the_site_and_its_url(store: tuple[Path, dict[str,
     assert (site_dir / "metrics" / "family.CALL.specialization.miss_ratio.html").is_file()  # queried: a page
     again = run_invoke("publish", "--metric", "gc.9.nope", env=env)
     assert again.returncode == ExitCode.UNKNOWN_METRIC and again.stderr.count("\n") == 1
-    empty = invoke_env(tmp_path / "other-cache")
-    none = run_invoke("publish", env=empty)
-    assert none.returncode == ExitCode.NOT_A_STORE and not (tmp_path / "other-cache").exists()
+    other = tmp_path / "other-cache"
+    none = run_invoke("publish", env=invoke_env(other))  # no run recorded yet: a site that says so, as results does
+    assert none.returncode == 0 and "no run is recorded yet" in none.stdout, none.stderr
+    assert (other / "site" / "index.html").is_file() and not (other / "results").exists()
+    (other / "results").mkdir()
+    (other / "results" / "results.sqlite").write_text("not a database")
+    damaged = run_invoke("publish", env=invoke_env(other))
+    assert damaged.returncode == ExitCode.NOT_A_STORE and damaged.stderr.count("\n") == 1
