@@ -129,11 +129,18 @@ def options(task: str) -> list[Option]:
 TASKS = sorted(set(tasks.task_names) - LEFT_OUT)
 
 
+#: Areas of the cache a task writes its answer to when its input is valid: ``invoke publish`` with no
+#: ``--out`` publishes the (empty) store's site there, whole. Everything else must stay as it was.
+ANSWERS = ("site",)
+
+
 def snapshot(root: Path) -> dict[str, str]:
-    """Every file and directory under ``root``, with a digest of each file's content."""
+    """Every file and directory under ``root`` (but ``ANSWERS``), with a digest of each file's content."""
     seen: dict[str, str] = {}
     for path in sorted(root.rglob("*")):
         rel = str(path.relative_to(root))
+        if rel.split("/")[0] in ANSWERS:
+            continue
         seen[rel] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "dir"
     return seen
 
