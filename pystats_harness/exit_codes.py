@@ -107,6 +107,17 @@ class ExitCode(_Coded):
         "cache) is refused before any work; the cache directory (`cache_dir`) when the task first writes it; "
         "nothing half-written",
     )
+    DIFF_FLAGGED = (
+        33,
+        "diff: an interesting change was flagged (as `git diff --exit-code` exits 1 for a difference); the "
+        "report, the comparison and the summarize_stats rendering are written",
+    )
+    DIFF_UNTRUSTED = (
+        34,
+        "diff: a benchmark is not trusted on one side or both (a verdict that would make that side's collect "
+        "fail: failed, untrusted, lossy; partial with `--strict`); it wins over 33; the report names each, "
+        "everything is written",
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 
 

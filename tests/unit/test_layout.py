@@ -41,7 +41,8 @@ LAYERS = {
     "collect": 7,
     "bisect": 7,
     "history": 7,
-    "cli": 8,
+    "diff": 8,
+    "cli": 9,
 }
 CAPABILITIES = ("validate", "collect", "bisect", "history")
 MAX_MODULE_LINES = 300
