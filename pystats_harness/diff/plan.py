@@ -141,7 +141,7 @@ def describe(ctx: Context, request: DiffRequest) -> str:
             f"loops      {loops}",
             f"runs       {request.processes} pyperf processes per benchmark, {request.jobs} benchmarks at a time"
             + ("" if request.manual else "; no manual path (verdicts partial)"),
-            f"flags      a ratio moving {t.ratio:.0%} (absolute) or a count per loop {t.count:.0%} (relative)",
+            f"flags      a hit/miss/deopt ratio moving {t.ratio * 100:.0f} points, a count per loop changing {t.count:.0%}",
             f"output     {request.out} (base/, head/, report.md, report.json, summarize_stats.md)",
         ]
     )

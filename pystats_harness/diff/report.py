@@ -48,7 +48,13 @@ def ordered(result: DiffResult) -> list[Change]:
     trusted = {v.name: v.trusted for v in result.verdicts}
     return sorted(
         result.flagged,
-        key=lambda c: (trusted.get(c.benchmark, False), c.benchmark, not c.metric.endswith("_ratio"), -abs(c.delta)),
+        key=lambda c: (
+            trusted.get(c.benchmark, False),
+            c.benchmark,
+            not c.metric.endswith("_ratio"),
+            -abs(c.delta),
+            c.metric,
+        ),
     )
 
 
