@@ -52,7 +52,7 @@ def ordered(result: DiffResult) -> list[Change]:
             trusted.get(c.benchmark, False),
             c.benchmark,
             not c.metric.endswith("_ratio"),
-            -abs(c.delta),
+            -round(abs(c.delta), 9),
             c.metric,
         ),
     )
