@@ -26,6 +26,7 @@ from pystats_harness.dispatch.dispatcher import open_dispatcher
 from pystats_harness.dispatch.units import Unit
 from pystats_harness.infra.context import Context
 from pystats_harness.reports import write_report
+from pystats_harness.stats.collection import load
 
 #: How a side's collect is shown while it runs: a context holding the Watch (the task draws it).
 Show = Callable[[str, CollectRequest], AbstractContextManager[Watch]]
@@ -61,14 +62,15 @@ def render(ctx: Context, request: DiffRequest, base: Path, head: Path) -> Render
 def compared(request: DiffRequest, base: Path, head: Path) -> SuiteComparison:
     """The two outputs compared; with no benchmark counted on both sides, an empty comparison (the
     verdicts then say why, and the diff exits 34)."""
-    if not any((base / "benchmarks" / n / "collection.json").is_file() for n in _counted(head)):
+    if not set(_counted(base)) & set(_counted(head)):
         metadata = (collect_report.read(base)["metadata"], collect_report.read(head)["metadata"])
         return SuiteComparison(*metadata, (), _counted(base), _counted(head))
     return compare_outputs(base, head, request.thresholds)
 
 
 def _counted(out: Path) -> tuple[str, ...]:
-    return tuple(p.parent.name for p in sorted((out / "benchmarks").glob("*/collection.json")))
+    """The benchmarks with counts in a collect output (as compare reads them: a collection with counters)."""
+    return tuple(p.parent.name for p in sorted((out / "benchmarks").glob("*/collection.json")) if load(p).counters)
 
 
 def run_diff(ctx: Context, request: DiffRequest, show: Show) -> DiffResult:

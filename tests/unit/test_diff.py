@@ -169,3 +169,27 @@ def test_a_bad_revision_on_either_side_is_exit_3_before_anything(tmp_path: Path,
     missing = _invoke(tmp_path, "diff", "--base", shas[0])
     assert missing.returncode == 2 and "diff needs --head" in missing.stderr
     assert not (tmp_path / "cache" / "diffs").exists()
+
+
+def test_a_head_script_that_cannot_compare_two_inputs_is_a_note_not_a_failure(tmp_path: Path) -> None:
+    """3.11's summarize_stats.py reads /tmp/py_stats only; no script at all, or no export on a side: one line."""
+    from types import SimpleNamespace
+
+    from pystats_harness.diff.run import render
+    from pystats_harness.diff.work import SCRIPT, SummarizeWork
+
+    (tmp_path / SCRIPT).parent.mkdir(parents=True)
+    (tmp_path / SCRIPT).write_text("DEFAULT_DIR = '/tmp/py_stats'\ndef main(): ...\n")
+    attempt = SimpleNamespace(
+        build=SimpleNamespace(entry=SimpleNamespace(source_dir=tmp_path)), recipe=_recipe("v3.11.2")
+    )
+    rendered = SummarizeWork(b"{}", b"{}").run(None, attempt, lambda message: None)  # type: ignore[arg-type]
+    assert rendered.markdown is None and "v3.11.2" in rendered.note and "takes no inputs" in rendered.note
+    (tmp_path / SCRIPT).unlink()
+    gone = SummarizeWork(b"{}", b"{}").run(None, attempt, lambda message: None)  # type: ignore[arg-type]
+    assert gone.markdown is None and "keeps no Tools/scripts/summarize_stats.py" in gone.note
+    base = _output(tmp_path / "base", "v3.11.2", {})
+    request = SimpleNamespace(head=_recipe("v3.13.5"))
+    head = _output(tmp_path / "head", "v3.13.5", {})
+    none = render(None, request, base, head)  # type: ignore[arg-type]
+    assert none.markdown is None and none.note == "no summarize_stats export on the base and head side: nothing counted"
