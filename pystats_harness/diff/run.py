@@ -52,7 +52,11 @@ def render(ctx: Context, request: DiffRequest, base: Path, head: Path) -> Render
     what = f"Tools/scripts/summarize_stats.py of {commit.rev} ({commit.short})"
     missing = [str(p.parent.parent.name) for p in exports if not p.is_file()]
     if missing:
-        return Rendered(what, None, f"no summarize_stats export on the {' and '.join(missing)} side: nothing counted")
+        return Rendered(
+            what,
+            None,
+            f"no summarize_stats export on the {' and '.join(missing)} side{'s' * (len(missing) > 1)}: nothing counted",
+        )
     work = SummarizeWork(exports[0].read_bytes(), exports[1].read_bytes())
     with open_dispatcher(ctx) as dispatcher:
         (rendered,) = dispatcher.run([Unit(request.head, work)])

@@ -192,4 +192,6 @@ def test_a_head_script_that_cannot_compare_two_inputs_is_a_note_not_a_failure(tm
     request = SimpleNamespace(head=_recipe("v3.13.5"))
     head = _output(tmp_path / "head", "v3.13.5", {})
     none = render(None, request, base, head)  # type: ignore[arg-type]
-    assert none.markdown is None and none.note == "no summarize_stats export on the base and head side: nothing counted"
+    assert (
+        none.markdown is None and none.note == "no summarize_stats export on the base and head sides: nothing counted"
+    )
