@@ -78,7 +78,10 @@ def _counted(out: Path) -> tuple[str, ...]:
 
 
 def run_diff(ctx: Context, request: DiffRequest, show: Show) -> DiffResult:
-    """Build, collect both sides, compare, render, write; the result (how it ends: ``exit_error``)."""
+    """Build, collect both sides, compare, render, write; the result (how it ends: ``exit_error``). An
+    earlier diff's reports in the same ``--out`` go first: a diff stopped half-way leaves none posing as its own."""
+    for name in ("report.md", "report.json", "summarize_stats.md"):
+        (request.out / name).unlink(missing_ok=True)
     build_both(ctx, request)
     base = collect_side(ctx, request, "base", dict(request.loops), show)
     loops = dict(request.loops) or loops_file.read(base.out / "loops.json")
@@ -106,6 +109,4 @@ def run_diff(ctx: Context, request: DiffRequest, show: Show) -> DiffResult:
     rendering = rendering_report(result)
     if rendering is not None:
         write_report(rendering, request.out)
-    else:  # an earlier diff's rendering in the same --out would pose as this one's
-        result.paths.summarize.unlink(missing_ok=True)
     return result
