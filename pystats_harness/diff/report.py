@@ -131,12 +131,23 @@ def _verdicts(result: DiffResult) -> list[str]:
     lines = ["", "### Verdicts", "", "| Benchmark | Base | Head | Detail |", "|:---|:---|:---|:---|"]
     present: set[Verdict] = set()
     for v in rows:
-        details = "; ".join(f"{side}: {detail(o)}" for side, o in v.sides() if o is not None and detail(o))
+        details = "; ".join(
+            f"{side}: {detail(o)}" for side, o in v.sides() if o is not None and o.verdict is not Verdict.TRUSTED
+        )
         present.update(o.verdict for _, o in v.sides() if o is not None)
         cells = [o.verdict.value if o else "—" for _, o in v.sides()]
-        lines.append(f"| `{v.name}` | {cells[0]} | {cells[1]} | {details.replace('|', '/')[:400]} |")
-    lines += ["", "; ".join(f"{verdict.value}: {MEANING[verdict]}" for verdict in MEANING if verdict in present)]
+        lines.append(f"| `{v.name}` | {cells[0]} | {cells[1]} | {_short(details.replace('|', '/'))} |")
+    lines += [
+        "",
+        "Detail: the verdict's reason on a side that is not `trusted` (each side's trust.md has every check). "
+        + "; ".join(f"{verdict.value}: {MEANING[verdict]}" for verdict in MEANING if verdict in present),
+    ]
     return lines
+
+
+def _short(text: str, limit: int = 300) -> str:
+    """``text`` cut at a word before ``limit`` characters (each side's trust.md has it whole)."""
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " … (trust.md)"
 
 
 def _files(result: DiffResult) -> list[str]:
