@@ -127,6 +127,17 @@ class ExitCode(_Coded):
         "results: no stored unit has that metric (a counter name, or `<prefix>.hit_ratio` / `.miss_ratio` / "
         "`.deopt_ratio` over `<prefix>.hit` and `<prefix>.miss`); the line suggests close names",
     )
+    DIFF_FLAGGED = (
+        38,
+        "diff: an interesting change was flagged (as `git diff --exit-code` exits 1 for a difference); the "
+        "report, the comparison and the summarize_stats rendering are written",
+    )
+    DIFF_UNTRUSTED = (
+        39,
+        "diff: a benchmark is not trusted on one side or both (a verdict that would make that side's collect "
+        "fail: failed, untrusted, lossy; partial with `--strict`); it wins over 38; the report names each, "
+        "everything is written",
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 
 

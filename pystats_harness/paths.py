@@ -61,6 +61,7 @@ class CachePaths:
     sites = Area("sites", "benchmark requirements installed per build (collect)")
     validate_reports = Area("validate", "validate reports (default --out)")
     collect_outputs = Area("collect", "collect outputs (default --out)")
+    diff_outputs = Area("diffs", "diff outputs: both collects, the comparison and its reports (default --out)")
     history_reports = Area("history", "history reports (default --out)")
     bisect_reports = Area("bisect", "bisect reports (default --out)")
     results = Area(

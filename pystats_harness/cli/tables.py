@@ -71,6 +71,7 @@ MORE = {
     "validate": ("Validate", "validate.md"),
     "baseline": ("Validate", "validate.md"),
     "collect": ("Collect", "collect.md"),
+    "diff": ("Diff", "diff.md"),
     "bisect": ("Bisect", "bisect-history-scale-out.md"),
     "bisect-run": ("Bisect", "bisect-history-scale-out.md"),
     "history": ("History", "bisect-history-scale-out.md#history-pystats-over-a-range-of-commits"),

@@ -28,6 +28,7 @@ TASKS = {
     "stats",
     "collect",
     "compare",
+    "diff",
     "validate",
     "baseline",
     "bisect",
@@ -211,7 +212,7 @@ def test_bad_release_tarball(tmp_path: Path) -> None:
 
 
 #: The tasks that build (or measure a build) in a named configuration: each declares --config once.
-CONFIG_TASKS = ("build", "run", "verify", "validate", "baseline", "collect", "bisect", "bisect-run", "history")
+CONFIG_TASKS = ("build", "run", "verify", "validate", "baseline", "collect", "diff", "bisect", "bisect-run", "history")
 
 
 @pytest.mark.parametrize("name", CONFIG_TASKS)

@@ -1,0 +1,1 @@
+"""`invoke diff`: two revisions built, collected with the same loops and processes, and compared."""
