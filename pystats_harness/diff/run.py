@@ -19,6 +19,7 @@ from pystats_harness.collect import report as collect_report
 from pystats_harness.collect.compare import SuiteComparison, compare_outputs
 from pystats_harness.collect.run import CollectRequest, CollectRun, Watch, run_collect
 from pystats_harness.diff.plan import DiffRequest
+from pystats_harness.diff.recording import recorded
 from pystats_harness.diff.report import rendering_report, to_report
 from pystats_harness.diff.result import DiffPaths, DiffResult, Verdicts
 from pystats_harness.diff.work import BuildWork, Rendered, SummarizeWork
@@ -26,6 +27,7 @@ from pystats_harness.dispatch.dispatcher import open_dispatcher
 from pystats_harness.dispatch.units import Unit
 from pystats_harness.infra.context import Context
 from pystats_harness.reports import write_report
+from pystats_harness.results.recording import record_runs
 from pystats_harness.stats.collection import load
 
 #: How a side's collect is shown while it runs: a context holding the Watch (the task draws it).
@@ -109,4 +111,5 @@ def run_diff(ctx: Context, request: DiffRequest, show: Show) -> DiffResult:
     rendering = rendering_report(result)
     if rendering is not None:
         write_report(rendering, request.out)
+    record_runs(ctx, [recorded(result)])  # after every file: a store that fails costs a warning line
     return result

@@ -77,7 +77,7 @@ def _result(tmp_path: Path, verdicts: dict[str, tuple[V, V]], head_hit: int = 95
     )
 
 
-def test_a_flagged_change_exits_33_and_is_the_first_table(tmp_path: Path) -> None:
+def test_a_flagged_change_exits_38_and_is_the_first_table(tmp_path: Path) -> None:
     result = _result(tmp_path, {"nbody": (V.TRUSTED, V.TRUSTED), "float": (V.TRUSTED, V.APPROXIMATE)})
     error = result.exit_error()
     assert error is not None and error.exit_code == ExitCode.DIFF_FLAGGED == 38 and "nbody" in str(error)
@@ -195,3 +195,32 @@ def test_a_head_script_that_cannot_compare_two_inputs_is_a_note_not_a_failure(tm
     assert (
         none.markdown is None and none.note == "no summarize_stats export on the base and head sides: nothing counted"
     )
+
+
+def test_a_diff_is_recorded_with_its_parents_verdicts_and_flagged_changes(tmp_path: Path) -> None:
+    """The store's record of a diff: its base and head collects as parents, a unit per benchmark and the
+    flagged rows publish shows; recorded twice, one run."""
+    from dataclasses import replace
+
+    from pystats_harness.diff.recording import recorded
+    from pystats_harness.results import Store
+
+    result = _result(tmp_path, {"nbody": (V.TRUSTED, V.TRUSTED), "float": (V.TRUSTED, V.UNTRUSTED)})
+    result = replace(result, base=replace(result.base, run_id="b" * 64), head=replace(result.head, run_id="h" * 64))
+    run = recorded(result)
+    assert run.parents == ("b" * 64, "h" * 64) and run.revision == "v3.13.5"
+    assert {u.name: (u.verdict, u.reason) for u in run.units} == {
+        "nbody": ("changed", "2 flagged"),
+        "float": ("not trusted", "head: untrusted"),
+    }
+    assert run.extra["base_revision"] == "v3.11.2"
+    assert run.extra["flagged"][0] == {
+        "benchmark": "nbody",
+        "metric": "LOAD_ATTR.hit_ratio",
+        "base": 0.8,
+        "head": 0.95,
+        "change": "+15.0 pp",
+    }
+    with Store.open(tmp_path / "results.sqlite") as store:
+        assert store.record(run) == store.record(run) == run.run_id
+        assert [r.task.value for r in store.runs()] == ["diff"]
