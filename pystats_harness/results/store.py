@@ -224,8 +224,9 @@ class Store:
         return RunRecord(Task(r[2]), r[3], r[4], r[5], r[6], tuple(patches), units, tuple(parents), r[9], r[10], extra)
 
     def series(self, metric: str, unit: str | None = None) -> list[Point]:
-        """``metric`` (:mod:`~pystats_harness.results.metrics`) in every stored unit (named ``unit``), by
-        commit date; UnknownMetric when no stored unit has its counters."""
+        """``metric`` (:mod:`~pystats_harness.results.metrics`) in every stored unit (named ``unit``) but a
+        diff's (its parents, two collects, hold the counters), by commit date; UnknownMetric when no stored
+        unit has its counters."""
         inputs = metrics.inputs(metric)
         marks = ",".join("?" * len(inputs))
         known = self.db.execute(f"SELECT id, name FROM counters WHERE name IN ({marks})", inputs).fetchall()
@@ -239,8 +240,8 @@ class Store:
         rows = self.db.execute(
             "SELECT u.id, r.run_id, r.task, r.revision, r.sha, r.commit_date, r.config, u.name, u.verdict,"
             " EXISTS (SELECT 1 FROM unit_values m WHERE m.unit = u.id) FROM units u JOIN runs r ON r.id = u.run"
-            " WHERE ? IS NULL OR u.name = ? ORDER BY r.commit_date, r.recorded_at, r.id, u.name",
-            (unit, unit),
+            " WHERE (? IS NULL OR u.name = ?) AND r.task != ? ORDER BY r.commit_date, r.recorded_at, r.id, u.name",
+            (unit, unit, Task.DIFF.value),  # a diff's units measure nothing: its parents' do
         ).fetchall()
         found: dict[int, dict[str, float]] = {}
         counter_ids = ",".join(str(cid) for cid, _ in known)

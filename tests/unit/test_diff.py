@@ -224,3 +224,23 @@ def test_a_diff_is_recorded_with_its_parents_verdicts_and_flagged_changes(tmp_pa
     with Store.open(tmp_path / "results.sqlite") as store:
         assert store.record(run) == store.record(run) == run.run_id
         assert [r.task.value for r in store.runs()] == ["diff"]
+
+
+def test_a_metric_over_the_store_leaves_a_diff_out(tmp_path: Path) -> None:
+    """A diff's units hold no counters (its two collects do): a metric's series has the collects' values only."""
+    from pystats_harness.diff.recording import recorded
+    from pystats_harness.results import RunRecord, Store, Task, UnitRecord
+
+    collect = RunRecord(
+        Task.COLLECT,
+        "v3.13.5",
+        "cd" * 20,
+        "2026-01-01",
+        "default",
+        (),
+        (UnitRecord("nbody", "trusted", "", 4, {"x": 2.0}),),
+    )
+    with Store.open(tmp_path / "results.sqlite") as store:
+        store.record(collect)
+        store.record(recorded(_result(tmp_path, {"nbody": (V.TRUSTED, V.TRUSTED)})))
+        assert [(p.task.value, p.value) for p in store.series("x")] == [("collect", 2.0)]
