@@ -1,6 +1,6 @@
-"""Metrics over more counters than the store's own (pystats_harness/results/derived.py): a sum over a name
+"""Metrics over more than one prefix's hit and miss (pystats_harness/results/metrics.py): a sum over a name
 segment (instructions, gc collections, uops per loop) and a family's deferred share, by one unit and over every
-stored unit, ordered and valued as the store's own series are."""
+stored unit through the store's own series, as ``invoke results --metric`` and publish ask for them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.results import RunRecord, Store, Task, UnitRecord, derived
+from pystats_harness.publish.names import headline
+from pystats_harness.results import RunRecord, Store, Task, UnitRecord, metrics
 from pystats_harness.results.errors import UnknownMetric
 
 VALUES = {
@@ -26,23 +27,22 @@ VALUES = {
 
 
 def test_a_sum_matches_one_name_segment_per_star() -> None:
-    assert derived.value("opcode.*.execution_count", VALUES) == 15.0
-    assert derived.value("gc.*.collections", VALUES) == 4.0
-    assert derived.value("uops.*.execution_count", VALUES) == 0.0  # measured, none counted
-    assert derived.inputs("opcode.*.execution_count", VALUES) == (
+    assert metrics.value("opcode.*.execution_count", VALUES) == 15.0
+    assert metrics.value("gc.*.collections", VALUES) == 4.0
+    assert metrics.value("uops.*.execution_count", VALUES) == 0.0  # measured, none counted
+    assert metrics.inputs("opcode.*.execution_count", VALUES) == (
         "opcode.LOAD_ATTR.execution_count",
         "opcode.LOAD_ATTR_SLOT.execution_count",
     )
-    assert derived.value("gc.*.collections", {}, measured=False) is None
+    assert metrics.value("gc.*.collections", {}, measured=False) is None
 
 
 def test_the_deferred_share_is_of_deferred_hits_and_misses() -> None:
-    assert derived.value("family.LOAD_ATTR.specialization.deferred_share", VALUES) == 0.2
-    assert derived.value("family.CALL.specialization.deferred_share", VALUES) == 1.0
-    assert derived.value("family.BINARY_OP.specialization.deferred_share", VALUES) is None  # over nothing
-    # anything else is the store's metric
-    assert derived.value("family.LOAD_ATTR.specialization.hit_ratio", VALUES) == 0.75
-    assert derived.families(VALUES) == ["CALL", "LOAD_ATTR"]
+    assert metrics.value("family.LOAD_ATTR.specialization.deferred_share", VALUES) == 0.2
+    assert metrics.value("family.CALL.specialization.deferred_share", VALUES) == 1.0
+    assert metrics.value("family.BINARY_OP.specialization.deferred_share", VALUES) is None  # over nothing
+    assert metrics.value("family.LOAD_ATTR.specialization.hit_ratio", VALUES) == 0.75
+    assert headline(["family.<family>.x"], [], VALUES) == ["family.CALL.x", "family.LOAD_ATTR.x"]
 
 
 def _store(path: Path) -> None:
@@ -58,18 +58,18 @@ def _store(path: Path) -> None:
             store.record(RunRecord(Task.COLLECT, sha[:7], sha, date, "default", (), units))
 
 
-def test_a_derived_series_is_ordered_and_valued_as_the_stores(tmp_path: Path) -> None:
+def test_the_stores_series_sums_and_shares_ordered_as_a_counters(tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite"
     _store(path)
     with Store.open(path, create=False) as store:
-        points = derived.series(store, "opcode.*.execution_count")
+        points = store.series("opcode.*.execution_count")
         plain = store.series("opcode.LOAD_ATTR.execution_count")
         assert [(p.run_id, p.unit) for p in points] == [(p.run_id, p.unit) for p in plain]
         assert [p.value for p in points] == [None, 15.0, None, 30.0]  # go (failed) has no value
-        share = derived.series(store, "family.LOAD_ATTR.specialization.deferred_share", unit="richards")
+        share = store.series("family.LOAD_ATTR.specialization.deferred_share", unit="richards")
         assert [p.value for p in share] == [0.2, 0.2]
-        assert derived.series(store, "gc.0.collections") == store.series("gc.0.collections")
+        assert store.series("gc.*.collections", unit="richards")[0].value == 4.0
         with pytest.raises(UnknownMetric):
-            derived.series(store, "uops.*.execution_count")
+            store.series("uops.*.execution_count")
         with pytest.raises(UnknownMetric):
-            derived.series(store, "family.NOPE.specialization.deferred_share")
+            store.series("family.NOPE.specialization.deferred_share")
