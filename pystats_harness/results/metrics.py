@@ -7,9 +7,12 @@ counters (the ratios as ``invoke compare`` computes them):
     <prefix>.hit_ratio        <prefix>.hit   / (<prefix>.hit + <prefix>.miss)
     <prefix>.miss_ratio       <prefix>.miss  / (<prefix>.hit + <prefix>.miss)
     <prefix>.deopt_ratio      <prefix>.deopt / (<prefix>.hit + <prefix>.miss)
-    <prefix>.deferred_share   <prefix>.deferred / (<prefix>.deferred + <prefix>.hit + <prefix>.miss): the share
-                              of a family's specialized-path executions that waited (the adaptive counter's
-                              backoff) instead of hitting or missing
+    <x>.specialization.deferred_share
+                              <x>.specialization.deferred / <x>.execution_count: the share of a family's (or
+                              an instruction's) executions that were deferred, the adaptive counter backing off
+                              instead of specializing. For a family this is summarize_stats.py's deferred
+                              "Ratio" (over hit + miss + the base's executions, which sum to the family's
+                              executions up to the few CPython counts twice or not at all)
     <a>.*.<b>                 the sum of every counter the name matches, ``*`` standing for one name segment:
                               ``opcode.*.execution_count`` (instructions per loop), ``gc.*.collections`` (the
                               collections of every generation), ``uops.*.execution_count`` (uops per loop)
@@ -35,13 +38,18 @@ def is_sum(metric: str) -> bool:
 
 
 def _ratio(metric: str) -> tuple[str, str] | None:
-    """(prefix, part) of a ratio or a share: the numerator is ``<prefix>.<part>``."""
+    """(prefix, part) of a ratio over hits and misses: the numerator is ``<prefix>.<part>``."""
     prefix, _, last = metric.rpartition(".")
-    if not prefix or is_sum(metric):
+    return (prefix, last.removesuffix("_ratio")) if prefix and last in RATIOS and not is_sum(metric) else None
+
+
+def _share(metric: str) -> tuple[str, str] | None:
+    """(numerator, denominator) counters of a deferred share."""
+    prefix, _, last = metric.rpartition(".")
+    owner, _, kind = prefix.rpartition(".")
+    if last != SHARE or kind != "specialization" or not owner or is_sum(metric):
         return None
-    if last in RATIOS:
-        return prefix, last.removesuffix("_ratio")
-    return (prefix, "deferred") if last == SHARE else None
+    return f"{prefix}.deferred", f"{owner}.execution_count"
 
 
 @lru_cache(maxsize=64)
@@ -53,6 +61,9 @@ def inputs(metric: str, names: Iterable[str] = ()) -> tuple[str, ...]:
     """The counters ``metric`` is computed from; a sum's are those of ``names`` it matches, sorted."""
     if is_sum(metric):
         return tuple(sorted(n for n in names if _pattern(metric).fullmatch(n)))
+    share = _share(metric)
+    if share is not None:
+        return share
     ratio = _ratio(metric)
     if ratio is None:
         return (metric,)
@@ -67,18 +78,21 @@ def value(metric: str, values: Mapping[str, float], *, measured: bool = True) ->
         return None
     if is_sum(metric):
         return float(sum(v for n, v in values.items() if _pattern(metric).fullmatch(n)))
+    share = _share(metric)
+    if share is not None:
+        total = values.get(share[1], 0.0)
+        return values.get(share[0], 0.0) / total if total else None
     ratio = _ratio(metric)
     if ratio is None:
         return float(values.get(metric, 0.0))
     prefix, part = ratio
-    numerator = values.get(f"{prefix}.{part}", 0.0)
     total = values.get(f"{prefix}.hit", 0.0) + values.get(f"{prefix}.miss", 0.0)
-    total += numerator if part == "deferred" else 0.0
-    return numerator / total if total else None
+    return values.get(f"{prefix}.{part}", 0.0) / total if total else None
 
 
 def suggestions(names: Iterable[str]) -> list[str]:
     """What a mistyped metric may have meant: the counters ``names`` and the ratios and shares over them."""
     names = list(names)
     prefixes = sorted({n.rpartition(".")[0] for n in names if n.endswith(".hit")})
-    return [*names, *(f"{p}.{kind}" for p in prefixes for kind in (*RATIOS, SHARE))]
+    shares = [f"{p}.{SHARE}" for p in prefixes if p.endswith(".specialization")]
+    return [*names, *(f"{p}.{kind}" for p in prefixes for kind in RATIOS), *shares]
