@@ -21,8 +21,8 @@ from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.measurer import Measured, Source
-from pystats_harness.measure.outcome import Failure, Outcome
 from pystats_harness.measure.metric import parse_metric
+from pystats_harness.measure.outcome import Failure, Outcome
 from pystats_harness.measure.recording import commit_run
 from pystats_harness.measure.workload import Workload
 from pystats_harness.results import RunRecord, Store, Task, UnitRecord
