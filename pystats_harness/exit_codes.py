@@ -124,8 +124,8 @@ class ExitCode(_Coded):
     RUN_NOT_FOUND = 36, "results: no stored run has that id (or the prefix names more than one)"
     UNKNOWN_METRIC = (
         37,
-        "results: no stored unit has that metric (a counter name, or `<prefix>.hit_ratio` / `.miss_ratio` / "
-        "`.deopt_ratio` over `<prefix>.hit` and `<prefix>.miss`); the line suggests close names",
+        "results: no stored unit has that metric's counters (a counter name, a ratio, a deferred share or a sum: "
+        "docs/results.md); the line suggests close names",
     )
     DIFF_FLAGGED = (
         38,
@@ -150,14 +150,4 @@ class BisectRunCode(_Coded):
     BAD = 1, "the commit is bad"
     SKIP = 125, "skip: the commit cannot be checked out, patched, built or measured"
     ABORT = 128, "setup problem (the same at every commit): aborts the bisect"
-    NOT_A_STORE = (
-        33,
-        "results: the file is not a results store (or one written by a newer harness); nothing was read or changed",
-    )
-    RUN_NOT_FOUND = 34, "results: no stored run has that id (or the prefix names more than one)"
-    UNKNOWN_METRIC = (
-        35,
-        "results: no stored unit has that metric (a counter name, or `<prefix>.hit_ratio` / `.miss_ratio` / "
-        "`.deopt_ratio` over `<prefix>.hit` and `<prefix>.miss`); the line suggests close names",
-    )
     INTERRUPTED = 130, "interrupted (Ctrl-C): aborts the bisect"

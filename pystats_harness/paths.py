@@ -17,9 +17,10 @@ from typing import overload
 class Area:
     """One area under the cache root, declared as a class attribute of :class:`CachePaths`."""
 
-    def __init__(self, relative: str, holds: str) -> None:
+    def __init__(self, relative: str, holds: str, *, answer: bool = False) -> None:
         self.relative = relative  # "/"-separated, under the root
         self.holds = holds  # what it holds, in a few words (the cache list table)
+        self.answer = answer  # a task writes its answer here from what is stored, with no build or run
         self.name = ""  # the attribute name, set by __set_name__
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -67,7 +68,7 @@ class CachePaths:
     results = Area(
         "results", "the results store: every run recorded, measurements reused by bisect and history (results.sqlite)"
     )
-    site = Area("site", "the static site `invoke publish` writes (default --out)")
+    site = Area("site", "the static site `invoke publish` writes (default --out)", answer=True)
     unit_scripts = Area("cluster/scripts", "workload scripts sent with units (on a worker)")
     unit_scratch = Area("cluster-units", "scratch of collect units (on a worker)")
     unit_failures = Area(
@@ -85,6 +86,12 @@ class CachePaths:
     def declared(cls) -> tuple[Area, ...]:
         """Every area, in the order declared."""
         return tuple(value for value in vars(cls).values() if isinstance(value, Area))
+
+    @classmethod
+    def answers(cls) -> tuple[Area, ...]:
+        """The areas a task fills from what the cache already holds (publish's site, even of an empty store):
+        any valid input may change them; nothing else changes without a build, a run or a fetch."""
+        return tuple(area for area in cls.declared() if area.answer)
 
     def areas(self) -> tuple[tuple[Area, Path], ...]:
         """Every area with its path under this root, in the order declared."""

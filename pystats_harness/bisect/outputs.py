@@ -1,6 +1,7 @@
 """A bisect as a report (:func:`to_report`): report.json, report.md (the table, the builds against the
 goal, each step) and plot.png, in ``--out`` or a run folder of ``bisect_reports``; :func:`bisect_into`
-runs, writes, and records each commit measured in the results store (:func:`recorded`)."""
+runs, writes, and records each commit measured in the results store (:func:`recorded`); :func:`record_step`
+records one step of ``invoke bisect-run``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from pystats_harness.bisect.driver import BisectRequest, BisectRun, Progress, ru
 from pystats_harness.bisect.plot import figure
 from pystats_harness.bisect.report import to_markdown
 from pystats_harness.infra.context import Context
+from pystats_harness.measure.measurer import Measured
+from pystats_harness.measure.metric import Metric
 from pystats_harness.measure.recording import commit_run, unit_name
+from pystats_harness.measure.workload import Workload
 from pystats_harness.reports import Format, Report, output_folder, write_report
 from pystats_harness.results import RunRecord, Task
 from pystats_harness.results.recording import record_runs
@@ -39,6 +43,14 @@ def recorded(run: BisectRun, request: BisectRequest, folder: Path) -> list[RunRe
         commit_run(Task.BISECT, rec.commit, [(name, loops, rec)], config=request.config, extra=extra)
         for rec in run.records.values()
     ]
+
+
+def record_step(ctx: Context, rec: Measured, workload: Workload, metric: Metric, config: str, judged: str) -> None:
+    """One ``git bisect run`` step (``invoke bisect-run``) as a bisect run of the results store, how it was
+    judged in ``extra``; a commit ``invoke bisect`` measured from the same stored measurement is one run."""
+    extra = {"metric": metric.expression, "step": "bisect-run", "judged": judged}
+    unit = (unit_name(workload), workload.loops, rec)
+    record_runs(ctx, [commit_run(Task.BISECT, rec.commit, [unit], config=config, extra=extra)])
 
 
 def to_report(run: BisectRun) -> Report:

@@ -23,6 +23,7 @@ from rich.markup import escape
 from pystats_harness.bisect.driver import measure_rev
 from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_BAD, EXIT_GOOD, EXIT_SKIP, exit_code, exit_code_for_error
 from pystats_harness.bisect.judge import Direction, Judge, parse_direction
+from pystats_harness.bisect.outputs import record_step
 from pystats_harness.cli.bisect import RichProgress
 from pystats_harness.cli.common import configuration, number, resolve
 from pystats_harness.cli.shell import HarnessTask, settings_of
@@ -62,8 +63,8 @@ def bisect_run(
 ) -> int:
     """`invoke bisect-run` for `git bisect run`: 0 good, 1 bad, 125 skip, 128 setup error, 130 Ctrl-C.
 
-    Never raises: a bad setting (``make_context`` fails) is 128 too. Results are shared with ``invoke
-    bisect`` through the result cache."""
+    Never raises: a bad setting (``make_context`` fails) is 128 too. Measurements are shared with ``invoke
+    bisect`` through the results store, and each step is recorded there as a bisect run."""
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     from_cwd = False
     try:
@@ -93,6 +94,7 @@ def bisect_run(
     code = exit_code(rec.outcome, judge)
     o = rec.outcome
     state = {EXIT_GOOD: "good", EXIT_BAD: "bad", EXIT_SKIP: f"skip ({o.reason})"}[code]
+    record_step(ctx, rec, work, parsed, name, state)  # a store that fails costs a warning line, not the step
     stdout_console().print(
         f"bisect-run {rec.commit.short} {escape(rec.commit.subject[:60])}: "
         f"{f'{o.value:.6g}' if o.usable else '–'} → {escape(state)} ({judge.describe()}; "

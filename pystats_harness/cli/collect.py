@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from invoke import Context as InvokeContext
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
@@ -15,6 +18,7 @@ from pystats_harness.cli.common import (
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.collect import one
 from pystats_harness.collect import report as collect_report
+from pystats_harness.collect.options import CollectOptions
 from pystats_harness.collect.run import CollectRequest, CollectRun, Watch, run_collect
 from pystats_harness.collect.trust import Verdict
 from pystats_harness.console import stdout_console
@@ -67,6 +71,41 @@ def collect(ctx: Context, request: CollectRequest) -> CollectRun:
     return run
 
 
+#: The options collect and diff share, with their help (diff words a few for its two sides).
+OPTIONS_HELP = {
+    "patches": PATCHES_HELP,
+    "config": CONFIG_HELP,
+    "benchmarks": "default | all | a group (apps, math, …) | names, e.g. nbody,richards or default,-go (default: default)",
+    "jobs": "benchmarks run at a time, each in its own container (default 2)",
+    "processes": "pyperf worker processes per benchmark; 2 or more checks that workers agree (default 2)",
+    "loops_file": "a loops file (loops.json of an earlier collect, or a pyperf result JSON); default: calibrate",
+    "no_manual": "skip the manual-path leakage check and the net counts (verdicts become partial)",
+}
+
+
+def collect_options(
+    ctx: Context,
+    *,
+    patches: str,
+    config: str | None,
+    benchmarks: str,
+    jobs: Any,
+    processes: Any,
+    loops_file: str | None,
+    no_manual: bool,
+) -> CollectOptions:
+    """The shared options as typed values (a number that is not one, an unknown configuration: exit 2)."""
+    return CollectOptions(
+        config=configuration(ctx, config),
+        patches=patches,
+        benchmarks=benchmarks,
+        jobs=number("jobs", jobs, int),
+        processes=number("processes", processes, int),
+        loops_file=Path(loops_file) if loops_file else None,
+        manual=not no_manual,
+    )
+
+
 def raise_for(outcomes: list[one.Outcome], *, strict: bool = False) -> None:
     """Exit 25 when a benchmark failed to run, 26 when one is untrustworthy, 27 with ``strict`` when one
     is partial (see report.exit_error)."""
@@ -80,16 +119,10 @@ def raise_for(outcomes: list[one.Outcome], *, strict: bool = False) -> None:
 
 @harness_task(
     help={
+        **OPTIONS_HELP,
         "repairs": REPAIRS_HELP,
         "rev": "revision to build (if not cached) and collect (default: setting pystats.default_rev)",
-        "patches": PATCHES_HELP,
-        "config": CONFIG_HELP,
-        "benchmarks": "default | all | a group (apps, math, …) | names, e.g. nbody,richards or default,-go (default: default)",
-        "jobs": "benchmarks run at a time, each in its own container (default 2)",
-        "processes": "pyperf worker processes per benchmark; 2 or more checks that workers agree (default 2)",
-        "loops_file": "a loops file (loops.json of an earlier collect, or a pyperf result JSON); default: calibrate",
         "out": "output directory (default: <cache_dir>/collect/<stamp>-<rev>); replaced only when complete",
-        "no_manual": "skip the manual-path leakage check and the net counts (verdicts become partial)",
         "strict": "exit 27 when a benchmark is partial (a check could not run)",
     },
     renamed={"loops": "loops_file"},  # --loops is a count of loops in bisect, history and stats
@@ -110,16 +143,15 @@ def collect_task(
 ) -> None:
     """pystats for pyperformance benchmarks, each in its own container, with a trust verdict per benchmark."""
     ctx = settings_of(c, repairs=repairs)
-    request = CollectRequest.parse(
+    options = collect_options(
         ctx,
-        rev=rev,
         patches=patches,
-        config=configuration(ctx, config),
+        config=config,
         benchmarks=benchmarks,
-        jobs=number("jobs", jobs, int),
-        processes=number("processes", processes, int),
-        loops=loops_file,
-        out=out,
-        manual=not no_manual,
+        jobs=jobs,
+        processes=processes,
+        loops_file=loops_file,
+        no_manual=no_manual,
     )
+    request = CollectRequest.parse(ctx, rev=rev, options=options, out=out)
     raise_for(collect(ctx, request).outcomes, strict=strict)

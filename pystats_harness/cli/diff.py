@@ -7,8 +7,8 @@ from contextlib import contextmanager
 
 from invoke import Context as InvokeContext
 
-from pystats_harness.cli.collect import Shown
-from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, REPAIRS_HELP, configuration, number
+from pystats_harness.cli.collect import OPTIONS_HELP, Shown, collect_options
+from pystats_harness.cli.common import CONFIG_HELP, PATCHES_HELP, REPAIRS_HELP, number
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.collect import report as collect_report
 from pystats_harness.collect.run import CollectRequest, Watch
@@ -46,18 +46,16 @@ def diff(ctx: Context, request: DiffRequest) -> DiffResult:
 
 @harness_task(
     help={
+        **OPTIONS_HELP,
         "base": "the base revision (before the change): anything git understands",
         "head": "the head revision (with the change)",
         "repairs": REPAIRS_HELP,
         "patches": PATCHES_HELP + "; the same for both sides",
         "config": CONFIG_HELP + "; the same for both sides",
-        "benchmarks": "default | all | a group (apps, math, …) | names, e.g. nbody,richards or default,-go (default: default)",
-        "jobs": "benchmarks run at a time, each in its own container (default 2)",
         "processes": "pyperf worker processes per benchmark, the same on both sides (default 2)",
         "loops_file": "loops for both sides (a collect's loops.json or a pyperf result JSON); default: calibrated on the base, the head runs the base's",
         "out": "output directory (default: <cache_dir>/diffs/<stamp>-<base>-<head>): base/, head/, report.md, report.json, summarize_stats.md",
         "min_change": "flag ratio moves and relative count changes of at least this fraction (default 0.10 and 0.25, as compare)",
-        "no_manual": "skip the manual-path leakage check and the net counts (verdicts become partial)",
         "strict": "a benchmark partial on a side counts as not trusted (exit 39)",
         "dry_run": "show the plan (both builds, cached or not; benchmarks; where the loops come from) and do nothing",
     }
@@ -82,20 +80,19 @@ def diff_task(
     """Build two revisions, collect both with the same loops and processes, compare (exit 38: a change
     flagged; 39: a benchmark not trusted, which wins)."""
     ctx = settings_of(c, repairs=repairs)
-    request = DiffRequest.parse(
+    options = collect_options(
         ctx,
-        base=base,
-        head=head,
         patches=patches,
-        config=configuration(ctx, config),
+        config=config,
         benchmarks=benchmarks,
-        jobs=number("jobs", jobs, int),
-        processes=number("processes", processes, int),
-        loops=loops_file,
-        out=out,
-        min_change=number("min-change", min_change),
-        manual=not no_manual,
-        strict=strict,
+        jobs=jobs,
+        processes=processes,
+        loops_file=loops_file,
+        no_manual=no_manual,
+    )
+    min_change_value = number("min-change", min_change)
+    request = DiffRequest.parse(
+        ctx, base=base, head=head, options=options, out=out, min_change=min_change_value, strict=strict
     )
     if dry_run:
         stdout_console().print(describe(ctx, request), markup=False, highlight=False)

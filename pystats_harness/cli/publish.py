@@ -38,7 +38,7 @@ def publish(ctx: Context, *, out: str | None, metrics: list[str]) -> None:
 @harness_task(
     help={
         "out": "the site's folder (default: <cache_dir>/site); a site there is replaced whole, another folder refused",
-        "metric": "also plot this metric (repeatable): a counter, <prefix>.hit_ratio, a sum such as gc.*.collections",
+        "metric": "also plot this metric (repeatable): any metric invoke results --metric takes, e.g. gc.*.collections",
     },
     iterable=["metric"],
 )

@@ -169,8 +169,9 @@ def _facts(run: RunRecord) -> dict[str, Any]:
 @harness_task(
     help={
         "run": "show one run's units and verdicts: its id or a unique prefix of it (the list's first column)",
-        "metric": "print one metric over every stored run: a counter name, or <prefix>.hit_ratio / .miss_ratio / "
-        ".deopt_ratio (e.g. opcode.LOAD_ATTR.specialization.hit_ratio)",
+        "metric": "print one metric over every stored run: a counter name, <prefix>.hit_ratio / .miss_ratio / "
+        ".deopt_ratio, <x>.specialization.deferred_share, or a sum such as gc.*.collections (e.g. "
+        "opcode.LOAD_ATTR.specialization.hit_ratio)",
         "benchmark": "with --metric: only this benchmark or workload (e.g. richards)",
         "task": "only runs of this task: validate, collect, diff, history or bisect",
         "merge": "merge another machine's store (a results.sqlite file) into this one; merging twice adds nothing",

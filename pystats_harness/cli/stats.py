@@ -60,11 +60,7 @@ def show(ctx: Context, collection: Collection, written: dict[str, str | None]) -
     out = stdout_console(fit=READING_WIDTH)
     out.print(summary.to_rich(collection))
     meta = collection.metadata
-    nfiles = meta.get("nfiles", "?")
-    out.print(
-        f"{nfiles} {'file' if nfiles == 1 else 'files'}, {len(collection.counters):,} counters, "
-        f"{len(collection.unknown):,} unknown lines"
-    )
+    out.print(f"{len(collection.counters):,} counters, {len(collection.unknown):,} unknown lines")  # files: line 1
     for what, where in written.items():
         if where:
             out.print(f"{what}: {where}", markup=False, soft_wrap=True)  # a path whole, to copy

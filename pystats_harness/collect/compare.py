@@ -4,6 +4,7 @@
 Metrics per benchmark (every count per loop):
   executed                          instructions executed per loop
   <FAMILY>.hit_ratio / .miss_ratio / .deopt_ratio   hit, miss, deopt over (hit + miss) of the family
+                                    (pystats_harness/results/metrics.py computes them, for the store too)
   <FAMILY>.failure.<kind>           specialization failures of that kind per loop
 
 A change is interesting when a ratio moves by at least ``ratio_threshold`` (absolute, 0.10 = ten
@@ -21,7 +22,11 @@ from typing import Any
 
 from pystats_harness.collect import tier2_rates
 from pystats_harness.errors import ConfigError
+from pystats_harness.results import metrics as stored
 from pystats_harness.stats.collection import Collection, load
+
+#: Instructions executed per loop (a metric as the results store computes it, as every ratio here is).
+INSTRUCTIONS = "opcode.*.execution_count"
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,7 @@ def _per_loop(c: Collection) -> dict[str, float]:
 def metrics(counters: Mapping[str, float]) -> dict[tuple[str, str], float]:
     """(family, metric) -> value from per-loop family counters."""
     out: dict[tuple[str, str], float] = {}
-    executed = sum(v for k, v in counters.items() if k.startswith("opcode.") and k.endswith(".execution_count"))
+    executed = stored.value(INSTRUCTIONS, counters) or 0.0
     out[("", "executed")] = executed
     for key, value in counters.items():
         if not key.startswith("family."):
@@ -92,12 +97,10 @@ def metrics(counters: Mapping[str, float]) -> dict[tuple[str, str], float]:
         elif rest.startswith("specialization.failure_kinds."):
             out[(family, "failure." + rest.rsplit(".", 1)[1])] = value
     families = {k.split(".")[1] for k in counters if k.startswith("family.") and k.endswith(".specialization.hit")}
-    for family in families:
-        spec = {s: counters.get(f"family.{family}.specialization.{s}", 0.0) for s in ("hit", "miss", "deopt")}
-        total = spec["hit"] + spec["miss"]
-        if total:
-            for s in ("hit", "miss", "deopt"):
-                out[(family, f"{s}_ratio")] = spec[s] / total
+    for family, ratio in ((f, r) for f in families for r in stored.RATIOS):
+        found = stored.value(f"family.{family}.specialization.{ratio}", counters)
+        if found is not None:  # a family that neither hit nor missed has no ratio
+            out[(family, ratio)] = found
     return out
 
 

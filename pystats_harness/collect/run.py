@@ -15,18 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.builder.cache import BuildFacts
-from pystats_harness.builder.configurations import ConfigName
 from pystats_harness.builder.recipe import Recipe
 from pystats_harness.collect import driver, one
-from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect.errors import MixedBuilds
+from pystats_harness.collect.options import CollectOptions
 from pystats_harness.collect.recording import recorded
 from pystats_harness.collect.work import CollectResult, CollectWork, chunk, write_files
 from pystats_harness.dispatch.dispatcher import open_dispatcher
 from pystats_harness.dispatch.units import Unit
 from pystats_harness.infra.context import Context
-from pystats_harness.pyperformance.benchmarks import Suite, read_suite, select
-from pystats_harness.pyperformance.sites import benchmark_data_dir
+from pystats_harness.pyperformance.benchmarks import Suite
 from pystats_harness.reports import output_folder
 from pystats_harness.results.recording import record_runs
 
@@ -41,34 +39,17 @@ class CollectRequest:
     request: driver.Request
 
     @classmethod
-    def parse(
-        cls,
-        ctx: Context,
-        *,
-        rev: str | None,
-        patches: str,
-        config: ConfigName,
-        benchmarks: str,
-        jobs: int,
-        processes: int,
-        loops: str | None,
-        out: str | None,
-        manual: bool = True,
-    ) -> CollectRequest:
-        """The options checked before any work, the cheap ones first: numbers, output and loops file, then
-        the revision resolved once in this machine's mirror (``pystats.default_rev`` when not given), and
-        only then the benchmarks, whose names need the suite (the benchmark wheelhouse, made the first time:
-        minutes that a mistyped revision must not cost)."""
+    def parse(cls, ctx: Context, *, rev: str | None, options: CollectOptions, out: str | None) -> CollectRequest:
+        """The options checked before any work, in :mod:`~pystats_harness.collect.options`' order (numbers and
+        loops file, the revision, then the benchmarks), the output directory with the numbers; ``rev``:
+        ``pystats.default_rev`` when not given."""
         out_path = Path(out).resolve() if out else None
-        driver.check_request(jobs, processes, out_path)
-        fixed = loops_file.read(Path(loops)) if loops else {}
-        recipe = Recipe.resolve(ctx, rev, patches, config)
+        driver.check_request(options.jobs, options.processes, out_path)
+        fixed = options.fixed_loops()
+        recipe = options.recipe(ctx, rev)
         out_dir = output_folder(out_path, ctx.settings.paths.collect_outputs, recipe.commit.rev, recipe.config)
-        suite = read_suite(benchmark_data_dir(ctx))
-        chosen = select(suite, benchmarks)
-        if loops:
-            loops_file.check_covers(fixed, [b.name for b in chosen], Path(loops))
-        return cls(recipe, suite, driver.Request(chosen, jobs, processes, fixed, out_dir, manual))
+        suite, chosen = options.chosen(ctx, fixed)
+        return cls(recipe, suite, options.request(chosen, fixed, out_dir))
 
 
 class Watch:

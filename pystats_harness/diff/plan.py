@@ -1,9 +1,10 @@
 """A diff, typed at the edge (:meth:`DiffRequest.parse`) and shown as a plan (:func:`describe`, ``--dry-run``).
 
-Checked before any build, the cheap ones first: the numbers (``--jobs``, ``--processes``,
-``--min-change``), the output directory and a ``--loops-file``; then both revisions resolved once in
-this machine's mirror (exit 3), both builds planned (an unknown patch id, a configuration the revision
-cannot build: refused here); only then the benchmarks, whose names need the suite.
+Checked before any build, in collect's order (:mod:`~pystats_harness.collect.options`, the same option
+set): the numbers (``--jobs``, ``--processes``, ``--min-change``), a ``--loops-file`` and the output
+directory; then both revisions resolved once in this machine's mirror (exit 3), both builds planned (an
+unknown patch id, a configuration the revision cannot build: refused here); only then the benchmarks,
+whose names need the suite.
 """
 
 from __future__ import annotations
@@ -13,18 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pystats_harness.builder.configurations import ConfigName
 from pystats_harness.builder.obtain import cached, plan_for
 from pystats_harness.builder.plan import BuildPlan, to_text
 from pystats_harness.builder.recipe import Recipe
-from pystats_harness.collect import driver
-from pystats_harness.collect import loops as loops_file
 from pystats_harness.collect.compare import Thresholds
+from pystats_harness.collect.options import CollectOptions
 from pystats_harness.collect.run import CollectRequest
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.context import Context
-from pystats_harness.pyperformance.benchmarks import Benchmark, Suite, read_suite, select
-from pystats_harness.pyperformance.sites import benchmark_data_dir
+from pystats_harness.pyperformance.benchmarks import Benchmark, Suite
 from pystats_harness.reports import output_folder
 
 #: The sides of a diff, in the order they run; each side's collect output is this folder of the diff's.
@@ -44,12 +42,10 @@ class DiffRequest:
     plans: tuple[BuildPlan, BuildPlan]
     suite: Suite
     benchmarks: tuple[Benchmark, ...]
-    jobs: int
-    processes: int
+    options: CollectOptions
     loops: Mapping[str, int]
     loops_source: Path | None
     out: Path
-    manual: bool = True
     strict: bool = False
     thresholds: Thresholds = field(default_factory=Thresholds)
 
@@ -61,8 +57,7 @@ class DiffRequest:
     def collect_request(self, side: str, loops: Mapping[str, int]) -> CollectRequest:
         """The collect of ``side`` (``base`` or ``head``) into ``<out>/<side>``, with ``loops`` fixed."""
         recipe = self.base if side == "base" else self.head
-        request = driver.Request(self.benchmarks, self.jobs, self.processes, loops, self.out / side, self.manual)
-        return CollectRequest(recipe, self.suite, request)
+        return CollectRequest(recipe, self.suite, self.options.request(self.benchmarks, loops, self.out / side))
 
     @classmethod
     def parse(
@@ -71,36 +66,24 @@ class DiffRequest:
         *,
         base: str | None,
         head: str | None,
-        patches: str,
-        config: ConfigName,
-        benchmarks: str,
-        jobs: int,
-        processes: int,
-        loops: str | None,
+        options: CollectOptions,
         out: str | None,
         min_change: float | None,
-        manual: bool = True,
         strict: bool = False,
     ) -> DiffRequest:
-        driver.check_request(jobs, processes, None)
+        fixed = options.fixed_loops()
         thresholds = check_min_change(min_change)
         out_path = check_out(Path(out).resolve()) if out else None
-        fixed = loops_file.read(Path(loops)) if loops else {}
         if not base or not head:
             missing = " and ".join(f"--{n}" for n, v in (("base", base), ("head", head)) if not v)
             raise ConfigError(f"diff needs {missing}: the two revisions to compare, e.g. --base v3.12.0 --head v3.13.5")
-        recipes = Recipe.resolve(ctx, base, patches, config), Recipe.resolve(ctx, head, patches, config)
+        recipes = options.recipe(ctx, base), options.recipe(ctx, head)
         plans = plan_for(ctx, recipes[0]), plan_for(ctx, recipes[1])
         label = f"{recipes[0].commit.rev}-{recipes[1].commit.rev}"
-        folder = output_folder(out_path, ctx.settings.paths.diff_outputs, label, config)
-        suite = read_suite(benchmark_data_dir(ctx))
-        chosen = select(suite, benchmarks)
-        if loops:
-            loops_file.check_covers(fixed, [b.name for b in chosen], Path(loops))
-        source = Path(loops).resolve() if loops else None
-        return cls(
-            *recipes, plans, suite, tuple(chosen), jobs, processes, fixed, source, folder, manual, strict, thresholds
-        )
+        folder = output_folder(out_path, ctx.settings.paths.diff_outputs, label, options.config)
+        suite, chosen = options.chosen(ctx, fixed)
+        source = options.loops_file.resolve() if options.loops_file else None
+        return cls(*recipes, plans, suite, chosen, options, fixed, source, folder, strict, thresholds)
 
 
 def check_min_change(value: float | None) -> Thresholds:
@@ -139,8 +122,8 @@ def describe(ctx: Context, request: DiffRequest) -> str:
             *sides,
             f"benchmarks {', '.join(b.name for b in request.benchmarks)} (pyperformance {request.suite.version})",
             f"loops      {loops}",
-            f"runs       {request.processes} pyperf processes per benchmark, {request.jobs} benchmarks at a time"
-            + ("" if request.manual else "; no manual path (verdicts partial)"),
+            f"runs       {request.options.processes} pyperf processes per benchmark, {request.options.jobs} benchmarks"
+            " at a time" + ("" if request.options.manual else "; no manual path (verdicts partial)"),
             f"flags      a hit/miss/deopt ratio moving {t.ratio * 100:.0f} points, a count per loop changing {t.count:.0%}",
             f"output     {request.out} (base/, head/, report.md, report.json, summarize_stats.md)",
         ]

@@ -102,7 +102,7 @@ def run_diff(ctx: Context, request: DiffRequest, show: Show) -> DiffResult:
         DiffPaths(request.out),
         {name: n for name, n in loops_file.read(base.out / "loops.json").items() if n},
         source,
-        request.processes,
+        request.options.processes,
         request.thresholds,
         request.strict,
         request.same_build,

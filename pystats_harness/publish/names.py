@@ -8,8 +8,6 @@ import hashlib
 import re
 from collections.abc import Iterable, Sequence
 
-from pystats_harness.results import derived
-
 FAMILY = "<family>"
 #: What a headline metric is, in words (the index and the plots' axes).
 LABELS = {
@@ -29,11 +27,16 @@ _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|>])")  # what Markdown (with tabl
 def headline(configured: Sequence[str], asked: Sequence[str], counters: Iterable[str]) -> list[str]:
     """The metrics to plot, each once: ``configured`` with ``<family>`` as each family of ``counters``, then
     ``asked`` (queried with ``invoke results --metric`` or given to ``--metric``)."""
-    families = derived.families(counters)
+    families = _families(counters)
     expanded = [
         name.replace(FAMILY, family) for name in configured for family in (families if FAMILY in name else [""])
     ]
     return list(dict.fromkeys([*expanded, *asked]))
+
+
+def _families(names: Iterable[str]) -> list[str]:
+    """The instruction families with specialization counters among ``names`` (``family.<F>.specialization.*``)."""
+    return sorted({n.split(".")[1] for n in names if n.startswith("family.") and ".specialization." in n})
 
 
 def label(metric: str) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pystats_harness.publish.names import code, label, number, run_stem, text
 from pystats_harness.reports import Format, Report
-from pystats_harness.results import RunRecord, RunSummary, Task, derived
+from pystats_harness.results import RunRecord, RunSummary, Task, metrics
 
 FLAGGED = ("benchmark", "metric", "base", "head", "change")
 
@@ -86,12 +86,12 @@ def run_page(run: RunRecord, known: Collection[str], columns: Sequence[str], pag
     if run.task is Task.DIFF:
         rows = [[number(r.get(k)) for k in FLAGGED] for r in flagged(run)]
         lines += ["## Flagged changes", "", *(table(FLAGGED, rows) if rows else ["None flagged.", ""])]
-    shown = [m for m in columns if any(set(derived.inputs(m, u.values)) & set(u.values) for u in run.units)]
+    shown = [m for m in columns if any(set(metrics.inputs(m, u.values)) & set(u.values) for u in run.units)]
     header = ["unit", "verdict", "reason", "loops"]
     header += [f"[{text(label(m))}](../metrics/{pages[m]}.html)" if m in pages else text(label(m)) for m in shown]
     rows = [
         [text(u.name), text(u.verdict), text(u.reason), number(u.loops)]
-        + [number(derived.value(m, u.values, measured=bool(u.values))) for m in shown]
+        + [number(metrics.value(m, u.values, measured=bool(u.values))) for m in shown]
         for u in run.units
     ]
     lines += ["## Units", "", *(table(header, rows) if rows else ["No unit."])]

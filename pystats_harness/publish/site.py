@@ -18,7 +18,7 @@ from pystats_harness.publish.metric_page import metric_page
 from pystats_harness.publish.names import headline, slugs
 from pystats_harness.publish.pages import index_page, run_page
 from pystats_harness.reports import write_report
-from pystats_harness.results import Store, derived
+from pystats_harness.results import Store
 from pystats_harness.results.errors import UnknownMetric
 
 MARKER = ".pystats-site"
@@ -65,7 +65,7 @@ def publish_site(store_path: Path, out: Path, configured: Sequence[str], asked: 
     try:
         with Store.open(store_path, create=False) as store:
             for metric in asked:
-                derived.series(store, metric)  # UnknownMetric before any page
+                store.series(metric)  # UnknownMetric before any page
             site = _write(store, staging, configured, asked)
         (staging / MARKER).write_text("published by invoke publish\n")
         _swap_in(staging, out)
@@ -75,13 +75,13 @@ def publish_site(store_path: Path, out: Path, configured: Sequence[str], asked: 
 
 
 def _write(store: Store, folder: Path, configured: Sequence[str], asked: Sequence[str]) -> Site:
-    names = derived.counter_names(store)
+    names = store.counter_names()
     wanted = headline(configured, asked, names)
     stems = slugs(wanted)
     pages: dict[str, str] = {}
     for metric in wanted:
         try:
-            report = metric_page(metric, stems[metric], derived.series(store, metric))
+            report = metric_page(metric, stems[metric], store.series(metric))
         except UnknownMetric:
             report = None
         if report is not None:

@@ -16,7 +16,7 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -28,6 +28,15 @@ class Task(enum.StrEnum):
     DIFF = "diff"
     HISTORY = "history"
     BISECT = "bisect"
+
+
+def plain(record: Any) -> dict[str, Any]:
+    """A frozen record's fields as a JSON-ready dict (mappings as plain dicts)."""
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        out[f.name] = dict(value) if isinstance(value, Mapping) else value
+    return out
 
 
 def finite(values: Mapping[str, float]) -> dict[str, float]:
@@ -119,7 +128,7 @@ class RunSummary:
     verdicts: Mapping[str, int]
 
     def to_dict(self) -> dict[str, Any]:
-        return {**{k: getattr(self, k) for k in self.__dataclass_fields__}, "verdicts": dict(self.verdicts)}
+        return plain(self)
 
 
 @dataclass(frozen=True)
@@ -138,7 +147,7 @@ class Point:
     value: float | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        return plain(self)
 
 
 @dataclass(frozen=True)

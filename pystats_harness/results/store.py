@@ -223,18 +223,22 @@ class Store:
         patches, parents, extra = json.loads(r[7]), json.loads(r[8]), json.loads(r[11])
         return RunRecord(Task(r[2]), r[3], r[4], r[5], r[6], tuple(patches), units, tuple(parents), r[9], r[10], extra)
 
+    def counter_names(self) -> list[str]:
+        """Every counter name the store has seen, sorted."""
+        return [r[0] for r in self.db.execute("SELECT name FROM counters ORDER BY name")]
+
     def series(self, metric: str, unit: str | None = None) -> list[Point]:
-        """``metric`` (:mod:`~pystats_harness.results.metrics`) in every stored unit (named ``unit``) but a
-        diff's (its parents, two collects, hold the counters), by commit date; UnknownMetric when no stored
-        unit has its counters."""
-        inputs = metrics.inputs(metric)
-        marks = ",".join("?" * len(inputs))
-        known = self.db.execute(f"SELECT id, name FROM counters WHERE name IN ({marks})", inputs).fetchall()
+        """``metric`` (any form of :mod:`~pystats_harness.results.metrics`) in every stored unit (named
+        ``unit``) but a diff's (its parents, two collects, hold the counters), by commit date; UnknownMetric
+        when no stored unit has its counters."""
+        names = self.counter_names()
+        wanted = set(metrics.inputs(metric, names))
+        known = [(cid, name) for cid, name in self.db.execute("SELECT id, name FROM counters") if name in wanted]
         if not known:
-            raise UnknownMetric(metric, self._close(metric))
+            raise UnknownMetric(metric, difflib.get_close_matches(metric, metrics.suggestions(names), 3))
         if unit is not None and self.db.execute("SELECT 1 FROM units WHERE name = ?", (unit,)).fetchone() is None:
-            names = [r[0] for r in self.db.execute("SELECT DISTINCT name FROM units")]
-            close = difflib.get_close_matches(unit, names, 3)
+            units = [r[0] for r in self.db.execute("SELECT DISTINCT name FROM units")]
+            close = difflib.get_close_matches(unit, units, 3)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise ConfigError(f"no stored run has a benchmark or workload named {unit!r}{hint}")
         rows = self.db.execute(
@@ -257,11 +261,6 @@ class Store:
             )
             for r in rows
         ]
-
-    def _close(self, metric: str) -> list[str]:
-        names = [r[0] for r in self.db.execute("SELECT name FROM counters")]
-        ratios = {f"{n.rpartition('.')[0]}.{kind}" for n in names if n.endswith(".hit") for kind in metrics.RATIOS}
-        return difflib.get_close_matches(metric, [*names, *sorted(ratios)], 3)
 
     def counts(self) -> dict[str, Any]:
         """Rows per table (what a merge test compares)."""

@@ -153,14 +153,15 @@ def to_markdown(c: Collection, limit: int = LIMIT) -> str:
     return "\n".join(lines + (["", tier2] if tier2 else [])) + "\n"
 
 
-def _rich_table(columns: Sequence[Column], rows: Sequence[FamilyRow], title: str) -> Table:
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, min_width=len(title))
+def _rich_table(columns: Sequence[Column], rows: Sequence[FamilyRow], title: str) -> RenderableType:
+    """The table under its title (a line of its own: a table's title is padded to the table's width)."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, min_width=len(title))
     for col in columns:
         # names are never cut (they are what one searches for); only failure kinds wrap, between kinds
         table.add_column(col.title, justify="right" if col.numeric else "left", no_wrap=col is not columns[-1])
     for row in rows:
         table.add_row(*(col.cell(row) for col in columns))
-    return table
+    return Group(Text(title, style="table.title"), table)
 
 
 def to_rich(c: Collection, limit: int = LIMIT) -> RenderableType:
@@ -169,10 +170,9 @@ def to_rich(c: Collection, limit: int = LIMIT) -> RenderableType:
     rows, total = families(c, limit)
     failed = [row for row in rows if row.failures]
     parts: list[RenderableType] = [Text(source_words(c), style="bold")]
-    head = Table.grid(padding=(0, 2))
-    for words, value in header(c):
-        head.add_row(words, Text(value))
-    parts.append(head)
+    lines = header(c)
+    width = max((len(words) for words, _ in lines), default=0)
+    parts += [Text(f"{words:<{width}}  {value}") for words, value in lines]  # no cell padding after the value
     unnamed = unnamed_line(c)
     if unnamed:
         parts.append(Text(unnamed, style="bold yellow"))

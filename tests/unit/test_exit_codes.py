@@ -63,6 +63,8 @@ def test_bisect_run_codes_follow_git_bisect_run() -> None:
     assert BisectRunCode.GOOD == 0 and BisectRunCode.SKIP == 125
     assert 1 <= BisectRunCode.BAD <= 127 and BisectRunCode.BAD != 125
     assert BisectRunCode.ABORT >= 128 and BisectRunCode.INTERRUPTED >= 128
+    # nothing else: any other code under 128 would tell git bisect run "bad"
+    assert {code.name for code in BisectRunCode} == {"GOOD", "BAD", "SKIP", "ABORT", "INTERRUPTED"}
 
 
 def test_the_allowances_table_of_the_docs_is_generated_from_the_registry() -> None:

@@ -28,6 +28,7 @@ from invoke import Program
 
 from pystats_harness.cli.collection import ns as tasks
 from pystats_harness.exit_codes import BisectRunCode, ExitCode
+from pystats_harness.paths import CachePaths
 
 #: Tasks left out: ``mirror`` fetches from a remote, ``cluster-local`` starts processes.
 LEFT_OUT = {"mirror", "cluster-local"}
@@ -129,9 +130,9 @@ def options(task: str) -> list[Option]:
 TASKS = sorted(set(tasks.task_names) - LEFT_OUT)
 
 
-#: Areas of the cache a task writes its answer to when its input is valid: ``invoke publish`` with no
-#: ``--out`` publishes the (empty) store's site there, whole. Everything else must stay as it was.
-ANSWERS = ("site",)
+#: Areas of the cache a task writes its answer to when its input is valid (``invoke publish`` with no
+#: ``--out`` publishes the empty store's site): everything else must stay as it was.
+ANSWERS = tuple(area.relative for area in CachePaths.answers())
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -139,7 +140,7 @@ def snapshot(root: Path) -> dict[str, str]:
     seen: dict[str, str] = {}
     for path in sorted(root.rglob("*")):
         rel = str(path.relative_to(root))
-        if rel.split("/")[0] in ANSWERS:
+        if any(rel == a or rel.startswith(f"{a}/") for a in ANSWERS):
             continue
         seen[rel] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "dir"
     return seen

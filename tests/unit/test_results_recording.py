@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from pystats_harness.bisect.outputs import record_step
 from pystats_harness.builder.cache import BuildFacts
 from pystats_harness.builder.recipe import Recipe
 from pystats_harness.collect import one, trust
@@ -20,8 +21,10 @@ from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.measurer import Measured, Source
+from pystats_harness.measure.metric import parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome
 from pystats_harness.measure.recording import commit_run
+from pystats_harness.measure.workload import Workload
 from pystats_harness.results import RunRecord, Store, Task, UnitRecord
 from pystats_harness.results.recording import record_runs
 from pystats_harness.stats.collection import Collection
@@ -103,6 +106,24 @@ def test_a_history_or_bisect_records_each_commit_with_every_counter() -> None:
         ("nbody", "build failed", "make: *** Error 2", 3, {}),
     ]
     assert run.extra == {"build_keys": ["bk"]} and run.patches == ("auto",)
+
+
+def test_a_bisect_run_step_is_recorded_as_a_bisect_run_once(tmp_path: Path) -> None:
+    settings = load_settings({"cache_dir": str(tmp_path / "cache")})
+    ctx = Context(settings, Reporter(Console(record=True, width=400)))
+    rec = Measured(COMMIT, Outcome.ok(0.75), Source.RESULT_CACHE, build_key="bk", counters={HIT: 3.0, MISS: 1.0})
+    nbody = Workload("nbody", "nbody", 7, "nbody")
+    for _ in range(2):  # git bisect run measuring the same commit again (a reused measurement): one run
+        record_step(ctx, rec, nbody, parse_metric(f"{HIT} / ({HIT} + {MISS})"), "default", "bad")
+    with Store.open(settings.paths.results_db, create=False) as store:
+        (summary,) = store.runs()
+        run = store.get(summary.run_id)
+    assert (run.task, run.sha, [(u.name, u.verdict, u.loops) for u in run.units]) == (
+        Task.BISECT,
+        COMMIT.sha,
+        [("nbody", "measured", 7)],
+    )
+    assert run.extra["step"] == "bisect-run" and run.extra["judged"] == "bad" and run.extra["build_keys"] == ["bk"]
 
 
 def test_a_store_that_cannot_take_the_record_costs_one_warning_line(tmp_path: Path) -> None:

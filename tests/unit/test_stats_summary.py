@@ -158,6 +158,9 @@ def test_invoke_stats_without_rev_on_a_313_dump(tmp_path: Path) -> None:
     assert re.search(r"^ BINARY_OP +kind_10 7 *$", out.stdout, re.M)
     assert "failure kinds are numbers (kind_N): --rev REV" in out.stdout
     assert out.stdout.startswith("3.13+-shaped dump (opcodes named by the dump), 2 files\n")
+    assert out.stdout.count("2 files") == 1  # said once, on the first line
+    header = out.stdout.splitlines()[1:6]  # the header and the table's title: nothing after the value
+    assert header[0].startswith("instructions") and all(line == line.rstrip() for line in header), header
 
 
 def test_invoke_stats_without_rev_on_a_311_dump_is_no_error(tmp_path: Path) -> None:
