@@ -15,7 +15,7 @@ endpoint's build is the cold build (empty ccache, no configure cache); every lat
 neighbouring build (warm ccache, cached configure results) plus a run.  Printed: each step (commit,
 source, build/run/total seconds, % of the cold build), builds done next to ``ceil(log2(N)) + 2``,
 seconds per step (first and later) against the cold build, total wall time, whether the planted
-commit was found, and a second run of the same bisect (zero builds, result cache).  Goals:
+commit was found, and a second run of the same bisect (zero builds, results store).  Goals:
 builds <= ceil(log2(N)) + 2; every step after the first <= 15 % of the cold build.
 
 ``--simulate`` runs the search core (:func:`pystats_harness.bisect.search.bisect`) over synthetic histories:

@@ -99,7 +99,7 @@ def _cluster_run(settings: Any, base: Path, k: int, work: Callable[[Any], Any]) 
     from pystats_harness.cluster.local import local_cluster
     from pystats_harness.infra.context import Context
 
-    # every K starts without this machine's result cache (it would answer the later runs without a worker)
+    # every K starts without this machine's results store (it would answer the later runs without a worker)
     forget_measurements(settings.paths)
     with local_cluster(settings, base, k) as cluster:
         with Cluster[object, object](cluster.address, min_workers=k):

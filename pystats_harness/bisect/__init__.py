@@ -1,1 +1,1 @@
-"""Capability: the first commit where a pystats metric changed -- metric, search, result cache, report."""
+"""Capability: the first commit where a pystats metric changed -- metric, search, results store, report."""

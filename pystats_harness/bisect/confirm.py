@@ -2,7 +2,7 @@
 
 The first bad commit and the good commit before it on the path (its parent in a linear history) are
 measured again, :data:`REPEATS` times each, each run in a fresh container and none read from or stored
-in the result cache; every parent value must judge good and every first-bad value bad (same
+in the results store; every parent value must judge good and every first-bad value bad (same
 :class:`Judge`). Then, where the culprit's diff (culprit → parent) applies to the bad endpoint's tree,
 the bad endpoint is built with it applied (an ``UpstreamPatch`` of kind revert, its own build key) and
 measured once: the metric should be back on the good side.

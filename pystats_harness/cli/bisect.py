@@ -174,7 +174,7 @@ def bisect(
     stdout.print(f"[bold]confirmation[/] {escape(run.confirmation.line())}")
     stdout.print(
         f"{run.builds} builds (goal ≤ {goal(len(r.commits))} for {len(r.commits)} commits), "
-        f"{len(run.records)} commits measured or read from the result cache, {run.wall_seconds:.0f} s"
+        f"{len(run.records)} commits measured or read from the results store, {run.wall_seconds:.0f} s"
     )
     for kind, path in paths.items():
         stdout.print(f"{kind:<9}{path}")
@@ -198,7 +198,7 @@ def bisect(
         "make_jobs": "make -j for the builds (default: setting pystats.make_jobs)",
         "config": CONFIG_HELP + "; every commit is built in it (a commit that cannot build it is skipped)",
         "confirm": "after an exact search, re-measure the first bad commit and its parent 3 times each (fresh, "
-        "no result cache) and measure the bad end with the culprit reverted: confirmed, repeated or not "
+        "not from the results store) and measure the bad end with the culprit reverted: confirmed, repeated or not "
         "confirmed (default; --no-confirm skips it)",
     },
     renamed={"jobs": "make_jobs"},

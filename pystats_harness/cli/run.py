@@ -42,11 +42,18 @@ def run(ctx: Context, recipe: Recipe, script: ScriptRun, *, stats_dir: bool, std
     """Run ``python3 ARGS`` of the cached build of ``recipe``; InterpreterExited when it exits non-zero."""
     entry = existing(ctx, plan_for(ctx, recipe))
     request = RunRequest(
-        script.args, stats_dir=stats_dir, mounts=script.mounts, workdir=script.workdir, label="run", stdin=stdin
+        script.args,
+        stats_dir=stats_dir,
+        mounts=script.mounts,
+        workdir=script.workdir,
+        label="run",
+        stdin=stdin,
+        echo=True,
     )
-    result = run_python(ctx, entry, request)
-    sys.stdout.write(result.stdout)
-    sys.stderr.write(result.stderr)
+    result = run_python(ctx, entry, request)  # its output shown as it comes
+    if not result.echoed:  # the echo broke off: all of it, from the container's logs, rather than a part
+        sys.stdout.write(result.stdout)
+        sys.stderr.write(result.stderr)
     dumps = result.run_dir / "py_stats"
     if not stats_dir:
         ctx.reporter.info(escape(f"stats: no stats dir; output kept in {result.run_dir}"))

@@ -74,8 +74,10 @@ def run_collect(ctx: Context, collect: CollectRequest, watch: Watch) -> CollectR
     recipe, request = collect.recipe, collect.request
     with open_dispatcher(ctx) as dispatcher, driver.staged(request.out) as staging:
         units = units_for(recipe, collect.suite.version, request, dispatcher.width)
+        n, u = len(request.benchmarks), len(units)
         ctx.reporter.info(
-            f"collecting {recipe.commit.rev} ({recipe.commit.short}) on {dispatcher.where}: {len(units)} units"
+            f"collecting {recipe.commit.rev} ({recipe.commit.short}) on {dispatcher.where}: "
+            f"{n} benchmark{'s' * (n != 1)} in {u} unit{'s' * (u != 1)}"
         )
         results: dict[str, tuple[one.Outcome, int | None]] = {}
         said: set[str] = set()

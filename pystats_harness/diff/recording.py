@@ -1,4 +1,4 @@
-"""A finished diff as a run of the results store: its parents are the two collects (each recorded by
+"""A finished diff as a run of the results store, its revision ``BASE..HEAD``: its parents are the two collects (each recorded by
 collect itself, so their counters are stored once), a unit per benchmark (``changed`` with how many
 changes were flagged, ``unchanged``, or ``not trusted`` with the sides' verdicts), and the flagged
 changes in ``extra["flagged"]`` (benchmark, metric, base, head, change: what ``invoke publish``'s
@@ -37,7 +37,7 @@ def recorded(result: DiffResult) -> RunRecord:
     base, head = result.base_recipe.commit, result.head_recipe
     return RunRecord(
         Task.DIFF,
-        head.commit.rev,
+        f"{base.rev}..{head.commit.rev}",  # both sides where runs are listed; the sha and date are the head's
         head.commit.sha,
         head.commit.date,
         head.config,

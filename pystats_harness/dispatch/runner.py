@@ -34,7 +34,7 @@ def carry_out(ctx: Context, unit: Unit[R], emit: Emit, worker: str = "") -> R:
 
 @dataclass(frozen=True)
 class Finished:
-    """A unit done before its build: every part's result cached, or the revision failed."""
+    """A unit done before its build: every part's result stored, or the revision failed."""
 
     result: Any
 

@@ -13,7 +13,7 @@ A :class:`Work` is a frozen, picklable value (it travels to a worker as it is) w
 * :meth:`Work.parts` and :meth:`Work.join`: work that splits in pieces measured one after another here,
   beside each other on the worker holding the build (``beside_builds``: without that worker's build
   slot, so the next unit's build overlaps);
-* :meth:`Work.cached` and :meth:`Work.keep`: a result already measured (a result cache), looked up
+* :meth:`Work.cached` and :meth:`Work.keep`: a result already measured (the results store), looked up
   before any build, and a result that came back from a worker, kept on this machine.
 """
 

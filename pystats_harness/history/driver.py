@@ -43,7 +43,7 @@ class HistoryRun:
     threshold: float
     workers: int
     builds: int
-    sent: int  # commits sent to cluster workers (the rest came from this machine's result cache)
+    sent: int  # commits sent to cluster workers (the rest came from this machine's results store)
     wall_seconds: float
     configuration: str = "default"  # the build configuration every commit was built in
 

@@ -13,11 +13,11 @@ from typing import IO, Any
 import docker.errors
 import docker.models.containers
 import requests.exceptions
-import urllib3.exceptions
 
 import docker
 from pystats_harness.errors import EngineUnavailable, ImageError, RunFailed
 from pystats_harness.infra import feed
+from pystats_harness.infra.engine_faults import ENGINE_GONE, timed_out
 from pystats_harness.infra.proc import pid_alive
 from pystats_harness.infra.spec import ContainerResult as ContainerResult
 from pystats_harness.infra.spec import ContainerSpec as ContainerSpec
@@ -142,23 +142,6 @@ def volume_size(client: docker.DockerClient, name: str) -> int | None:
     return None
 
 
-#: What the SDK raises when the engine goes away mid-call (killed, restarted, socket gone).
-ENGINE_GONE = (
-    requests.exceptions.ConnectionError,
-    requests.exceptions.ChunkedEncodingError,
-    urllib3.exceptions.ProtocolError,
-)
-
-
-def timed_out(exc: BaseException) -> bool:
-    """Whether a call ended at its own timeout, not because the engine went away: requests raises
-    ReadTimeout while it waits for an answer's head, ConnectionError(ReadTimeoutError) for its body."""
-    if isinstance(exc, requests.exceptions.ReadTimeout):
-        return True
-    cause = exc.args[0] if isinstance(exc, requests.exceptions.ConnectionError) and exc.args else None
-    return isinstance(cause, urllib3.exceptions.ReadTimeoutError)
-
-
 @contextlib.contextmanager
 def _engine_answers(what: str) -> Iterator[None]:
     """Turn the engine's disappearance during ``what`` into EngineUnavailable (exit 5), one line."""
@@ -206,16 +189,20 @@ class Container:
             raise
         return self
 
+    def chunks(self, *, stdout: bool = True, stderr: bool = True) -> Iterator[bytes]:
+        """The command's output (stdout, stderr or both) as it comes, until the container exits."""
+        assert self._container is not None
+        with _engine_answers(f"reading the output of container {self.name}"):
+            yield from self._container.logs(stream=True, follow=True, stdout=stdout, stderr=stderr)
+
     def stream(self) -> Iterator[str]:
         """Combined stdout+stderr, line by line, until the container exits."""
-        assert self._container is not None
         buffer = b""
-        with _engine_answers(f"reading the output of container {self.name}"):
-            for chunk in self._container.logs(stream=True, follow=True, stdout=True, stderr=True):
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                for line in lines:
-                    yield line.decode("utf-8", errors="replace")
+        for chunk in self.chunks():
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                yield line.decode("utf-8", errors="replace")
         if buffer:
             yield buffer.decode("utf-8", errors="replace")
 
@@ -272,15 +259,20 @@ def run(
     timeout: float | None = None,
     keep: bool = False,
     stdin: IO[bytes] | None = None,
+    echo: tuple[IO[bytes], IO[bytes]] | None = None,
 ) -> ContainerResult:
     """Run a container to completion and return its exit code, stdout and stderr separately; ``stdin``
-    (with ``spec.stdin``) is fed to its command."""
+    (with ``spec.stdin``) is fed to its command; with ``echo``, its stdout and stderr are also written
+    there as they come (``echoed`` says whether every byte was)."""
     with Container(client, spec, keep=keep) as container:
         if stdin is not None:
             container.feed(stdin)
+        pairs = zip((True, False), echo or (), strict=False)  # (stdout?, sink): none without echo
+        echoes = [feed.start_echo(container.chunks(stdout=out, stderr=not out), sink) for out, sink in pairs]
         code = container.wait(timeout=timeout)
+        echoed = bool(echoes) and all([e.finish(timeout=30) for e in echoes])  # logs end once it exited
         out, err = container.output()
-        return ContainerResult(code, out, err, oom_killed=container.oom_killed())
+        return ContainerResult(code, out, err, oom_killed=container.oom_killed(), echoed=echoed)
 
 
 def reap_orphans(client: docker.DockerClient) -> list[str]:

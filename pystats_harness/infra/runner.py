@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 import uuid
 from collections.abc import Mapping
@@ -54,8 +55,8 @@ class Interpreter(Protocol):
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What to run: interpreter arguments, environment, extra mounts, whether a stats dir exists, and a
-    stream fed to the interpreter's stdin (None: its stdin is empty)."""
+    """What to run: interpreter arguments, environment, extra mounts, whether a stats dir exists, a
+    stream fed to the interpreter's stdin (None: its stdin is empty), and whether its output is echoed."""
 
     args: tuple[str, ...]
     env: Mapping[str, str] = field(default_factory=dict)
@@ -64,6 +65,7 @@ class RunRequest:
     workdir: str | None = None
     label: str = "run"
     stdin: IO[bytes] | None = None
+    echo: bool = False  # also write the program's stdout and stderr to this process's as they come
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class RunResult:
     run_dir: Path
     stats_files: tuple[Path, ...]
     seconds: float
+    echoed: bool = False  # stdout and stderr were written to this process's as they came, every byte
 
     def stats_texts(self) -> list[tuple[str, str]]:
         return [(p.name, p.read_text(errors="replace")) for p in self.stats_files]
@@ -176,8 +179,12 @@ def run_python(
     image = image or interpreter.image_id()
     spec = container_spec(interpreter, request, run_dir, image, memory=settings.run_memory, pids=settings.run_pids)
     start = time.perf_counter()
+    sinks = getattr(sys.stdout, "buffer", None), getattr(sys.stderr, "buffer", None)  # none when captured as text
+    echo = (sinks[0], sinks[1]) if request.echo and sinks[0] and sinks[1] else None
+    if echo:
+        sys.stdout.flush()  # what this process printed comes before the program's output
     result = engine.run(
-        ctx.docker, spec, timeout=settings.run_timeout, keep=settings.keep_containers, stdin=request.stdin
+        ctx.docker, spec, timeout=settings.run_timeout, keep=settings.keep_containers, stdin=request.stdin, echo=echo
     )
     seconds = time.perf_counter() - start
     files = tuple(sorted((run_dir / "py_stats").glob("*"))) if request.stats_dir else ()
@@ -190,4 +197,4 @@ def run_python(
             Resource.MEMORY: Limit(Resource.MEMORY, settings.run_memory, "run_memory"),
         }
         raise LimitReached(label=request.label, limits=[limits[r] for r in reached], run_dir=run_dir)
-    return RunResult(result.exit_code, result.stdout, result.stderr, run_dir, files, seconds)
+    return RunResult(result.exit_code, result.stdout, result.stderr, run_dir, files, seconds, result.echoed)

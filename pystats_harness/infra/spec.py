@@ -43,3 +43,4 @@ class ContainerResult:
     stdout: str
     stderr: str
     oom_killed: bool = False  # the kernel killed a process of the container at its memory limit
+    echoed: bool = False  # stdout and stderr were written to the host's as they came, every byte

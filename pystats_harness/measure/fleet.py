@@ -4,7 +4,7 @@
 :func:`open_fleet` gives a :class:`Fleet` with ``width`` (K of the k-ary search: 1 here, the workers
 that take units on a cluster), ``measure_grid`` (every workload at every commit) and ``measure_many``
 (the first workload). Where the units run is the dispatcher's decision alone; on a cluster, a commit
-whose every workload this machine's result cache holds is not sent at all, and what the workers send back
+whose every workload this machine's results store holds is not sent at all, and what the workers send back
 is kept there too, so a re-run or a widened range sends only what is new.
 """
 

@@ -45,7 +45,7 @@ NOT_CACHED = (Failure.METRIC_UNDEFINED, Failure.CHECKOUT_FAILED)
 
 
 class Source(enum.StrEnum):
-    RESULT_CACHE = "result cache"
+    RESULTS_STORE = "results store"
     MEASURED = "measured"
     FAILED = "failed"
 
@@ -136,7 +136,7 @@ class MeasureWork(Work[Row]):
                 Measured(
                     plan.commit,
                     outcome_of(found, metric),
-                    Source.RESULT_CACHE,
+                    Source.RESULTS_STORE,
                     build_key=plan.key,
                     worker=attempt.worker,
                     counters=dict(found.counters or {}),

@@ -112,7 +112,7 @@ class Metric:
 
     text: str  # as given
     expression: str  # canonical spelling (same inputs and meaning), e.g. for titles and JSON
-    inputs: tuple[str, ...]  # the counter names it reads, sorted and unique: the result-cache key part
+    inputs: tuple[str, ...]  # the counter names it reads, sorted and unique: the results-store key part
     _tree: _Node = field(repr=False, compare=False)
 
     @classmethod

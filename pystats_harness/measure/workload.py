@@ -21,7 +21,7 @@ PYPERFORMANCE = "pyperformance:"
 
 @dataclass(frozen=True)
 class Workload:
-    """What runs at every commit; ``ident`` is its part of the result-cache key."""
+    """What runs at every commit; ``ident`` is its part of the results-store key."""
 
     name: str  # as given: a suite workload name or a script path
     target: str  # what run_manual gets (a script as an absolute path)

@@ -79,7 +79,7 @@ def test_bisect_finds_the_planted_commit_and_steps_around_the_broken_one(first_r
 
 
 def test_bisect_confirms_the_culprit_with_its_revert(first_run: dict, history: list[str]) -> None:
-    """4 and 5 re-measured three times each (fresh containers, no result cache), then the tip built with
+    """4 and 5 re-measured three times each (fresh containers, not from the results store), then the tip built with
     5's diff reversed (one neighbouring build; a build-cache hit when run before) and measured once."""
     r = first_run["report"]
     c, threshold = r["confirmation"], r["judge"]["threshold"]
@@ -101,7 +101,7 @@ def test_second_run_reuses_every_result(harness: Harness, first_run: dict, histo
     assert code == 0 and report is not None, output
     assert report["first_bad"]["sha"] == history[PLANTED]
     assert report["run"]["builds"] == 0
-    assert {s["source"] for s in report["run"]["steps"]} == {"result cache"}
+    assert {s["source"] for s in report["run"]["steps"]} == {"results store"}
     assert [t["sha"] for t in report["tested"]] == [t["sha"] for t in first_run["report"]["tested"]]
     assert "first bad commit" in output and history[PLANTED] in output
     assert "build failed" in output

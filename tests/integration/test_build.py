@@ -167,6 +167,30 @@ def test_a_run_waiting_for_stdin_ends_at_its_timeout(harness: Harness, built_313
     assert _leaked(engine.connect()) == {}
 
 
+def test_the_programs_output_is_shown_as_it_comes(harness: Harness, built_3135: dict) -> None:
+    """The program prints a line, then waits for its stdin: the line reaches invoke run's output while the
+    program still waits (before, a run's output came only once it had ended)."""
+    program = "import sys; print('ready', flush=True); sys.stdin.readline(); print('done')"
+    proc = subprocess.Popen(
+        [*INVOKE, "run", "--", "-c", program],
+        cwd=ROOT,
+        env=harness.env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    streamed = Streamed(proc)
+    streamed.wait_for("ready", deadline=120)  # fails the test if the line only comes at the end
+    assert proc.stdin is not None
+    proc.stdin.write("go\n")
+    proc.stdin.close()
+    streamed.wait_for("done", deadline=120)
+    streamed.finish(timeout=120)
+    output = "".join(streamed.lines)
+    assert proc.returncode == 0 and output.count("ready\n") == output.count("done\n") == 1, output  # each once
+
+
 def _variant_flags(tmp_path: Path, extra: str) -> str:
     f = tmp_path / "configure.toml"
     f.write_text(f'flags = ["--enable-option-checking=fatal", "--without-ensurepip", "{extra}"]\n')

@@ -53,7 +53,7 @@ def series(harness: Harness) -> list[str]:
 def cluster(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     base = tmp_path_factory.mktemp("cluster")
     # the local bisect tests measured this series on this machine, and a cluster client answers from its
-    # own result cache first: start without it, so that these tests measure on the workers
+    # own results store first: start without it, so that these tests measure on the workers
     forget_measurements(harness.settings.paths)
     hidden = base / "no-harness"  # a real worker whose Python cannot import pystats_harness
     hidden.mkdir()
@@ -74,7 +74,7 @@ def cluster(harness: Harness, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 @pytest.fixture(autouse=True)
 def measured_on_the_workers(harness: Harness) -> None:
-    """A cluster client answers from this machine's result cache first (worker ""): each row starts
+    """A cluster client answers from this machine's results store first (worker ""): each row starts
     without it, so that it measures on the workers whatever the rows before it measured."""
     forget_measurements(harness.settings.paths)
 
@@ -175,7 +175,7 @@ def test_history_of_two_benchmarks_then_again_from_this_machines_results(
     harness: Harness, series: list[str], cluster: LocalCluster, tmp_path: Path
 ) -> None:
     """``--benchmarks``: one unit per commit measures both benchmarks (one build); the same history
-    again is answered by this machine's result cache, nothing sent to a worker."""
+    again is answered by this machine's results store, nothing sent to a worker."""
     args = ["--from", BASE, "--to", BRANCH, "--count", "2", "--benchmarks", "nbody,float", "--metric", METRIC]
     docs = []
     for run in ("first", "again"):
@@ -191,7 +191,7 @@ def test_history_of_two_benchmarks_then_again_from_this_machines_results(
     assert moved == {f"{metric} @ nbody", f"{metric} @ float"}, first["commits"]  # float additions no longer specialize
     print(f"\nhistory of 2 benchmarks: {first['run']}; again: {again['run']}")
     assert again["run"]["sent_to_workers"] == 0 and again["run"]["builds"] == 0
-    assert {c["source"] for c in again["commits"]} == {"result cache"} and {c["worker"] for c in again["commits"]} == {
+    assert {c["source"] for c in again["commits"]} == {"results store"} and {c["worker"] for c in again["commits"]} == {
         ""
     }
     assert [c["values"] for c in again["commits"]] == [c["values"] for c in first["commits"]]

@@ -207,7 +207,7 @@ def test_a_fresh_measurement_neither_reads_nor_stores_the_result_cache(
     m = Measurer(ctx, metric, work)
     cache = Measurements(ctx.settings.paths.results_db)
     cache.put(commit.sha, "k0", work.ident, counters={"a": 1.0, "b": 4.0})
-    assert m.measure(commit).outcome.value == 0.25 and m.measure(commit).source is Source.RESULT_CACHE
+    assert m.measure(commit).outcome.value == 0.25 and m.measure(commit).source is Source.RESULTS_STORE
     rec = m.measure(commit, fresh=True)
     assert rec.source is Source.MEASURED and rec.outcome.value == 0.75
     assert cache.get(commit.sha, "k0", work.ident).counters == {"a": 1.0, "b": 4.0}  # type: ignore[union-attr]
@@ -237,7 +237,7 @@ def test_a_stored_measurement_serves_any_metric_of_the_same_build(
     first = Measurer(ctx, parse_metric("a / b"), work).measure(commit)
     assert (first.source, first.outcome.value, len(runs)) == (Source.MEASURED, 0.75, 1)
     other = Measurer(ctx, parse_metric("c / a"), work).measure(commit)
-    assert (other.source, other.outcome.value, len(runs)) == (Source.RESULT_CACHE, 2.0, 1)
+    assert (other.source, other.outcome.value, len(runs)) == (Source.RESULTS_STORE, 2.0, 1)
     assert dict(other.counters) == {"a": 3.0, "b": 4.0, "c": 6.0}
 
 

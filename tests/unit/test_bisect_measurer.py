@@ -141,8 +141,8 @@ def test_measured_failure_row_round_trips_through_json() -> None:
 
 
 def test_measured_value_row_has_no_failure() -> None:
-    row = Measured(COMMIT, Outcome.ok(0.25), Source.RESULT_CACHE).to_dict(0, "good")
-    assert type(row["source"]) is str and row["source"] == "result cache"
+    row = Measured(COMMIT, Outcome.ok(0.25), Source.RESULTS_STORE).to_dict(0, "good")
+    assert type(row["source"]) is str and row["source"] == "results store"
     assert (row["value"], row["failure"], row["built"]) == (0.25, None, False)
     assert json.loads(json.dumps(row))["value"] == 0.25
 

@@ -208,7 +208,7 @@ def test_a_diff_is_recorded_with_its_parents_verdicts_and_flagged_changes(tmp_pa
     result = _result(tmp_path, {"nbody": (V.TRUSTED, V.TRUSTED), "float": (V.TRUSTED, V.UNTRUSTED)})
     result = replace(result, base=replace(result.base, run_id="b" * 64), head=replace(result.head, run_id="h" * 64))
     run = recorded(result)
-    assert run.parents == ("b" * 64, "h" * 64) and run.revision == "v3.13.5"
+    assert run.parents == ("b" * 64, "h" * 64) and run.revision == "v3.11.2..v3.13.5"
     assert {u.name: (u.verdict, u.reason) for u in run.units} == {
         "nbody": ("changed", "2 flagged"),
         "float": ("not trusted", "head: untrusted"),

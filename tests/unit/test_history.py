@@ -141,7 +141,7 @@ def test_this_machine_keeps_what_workers_send_and_answers_the_rerun(tmp_path: Pa
         work.keep(ctx, (result, result))
     row = work.cached(ctx, Attempt(Recipe(ok.commit), "worker-1", _Planned(ok.commit)))
     assert row is not None and [r.outcome.value for r in row] == [4.0, 4.0]
-    assert {r.source for r in row} == {Source.RESULT_CACHE} and not any(r.built for r in row)
+    assert {r.source for r in row} == {Source.RESULTS_STORE} and not any(r.built for r in row)
     assert {r.worker for r in row} == {"worker-1"}  # a worker's cache hit names the worker, as its measurement does
     failed = work.cached(ctx, Attempt(Recipe(broken.commit), "worker-1", _Planned(broken.commit)))
     assert failed is not None and failed[0].outcome.failure is Failure.BUILD_FAILED  # the commit's own: kept

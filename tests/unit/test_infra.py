@@ -25,7 +25,7 @@ from pystats_harness.errors import (
     PatchError,
     RunFailed,
 )
-from pystats_harness.infra import engine, proc
+from pystats_harness.infra import engine, engine_faults, proc
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import read_json_cached, sha256_file, write_json_atomic, write_text_atomic
 from pystats_harness.infra.runner import (
@@ -140,9 +140,9 @@ def test_a_wait_that_reached_its_timeout_is_not_the_engine_gone() -> None:
     """requests reports the wait's own timeout as ConnectionError(ReadTimeoutError) once the answer's head
     came: that is a run that took too long (RunFailed, exit 14), not the engine gone (exit 5)."""
     late_body = requests.exceptions.ConnectionError(urllib3.exceptions.ReadTimeoutError(None, "/wait", "timed out"))
-    assert engine.timed_out(late_body) and engine.timed_out(requests.exceptions.ReadTimeout())
-    assert not engine.timed_out(requests.exceptions.ConnectionError(ConnectionRefusedError()))
-    assert not engine.timed_out(requests.exceptions.ConnectionError())
+    assert engine_faults.timed_out(late_body) and engine_faults.timed_out(requests.exceptions.ReadTimeout())
+    assert not engine_faults.timed_out(requests.exceptions.ConnectionError(ConnectionRefusedError()))
+    assert not engine_faults.timed_out(requests.exceptions.ConnectionError())
 
 
 def test_a_reached_limit_is_one_line_with_its_exit_code(tmp_path: Path) -> None:

@@ -111,7 +111,7 @@ def test_a_history_or_bisect_records_each_commit_with_every_counter() -> None:
 def test_a_bisect_run_step_is_recorded_as_a_bisect_run_once(tmp_path: Path) -> None:
     settings = load_settings({"cache_dir": str(tmp_path / "cache")})
     ctx = Context(settings, Reporter(Console(record=True, width=400)))
-    rec = Measured(COMMIT, Outcome.ok(0.75), Source.RESULT_CACHE, build_key="bk", counters={HIT: 3.0, MISS: 1.0})
+    rec = Measured(COMMIT, Outcome.ok(0.75), Source.RESULTS_STORE, build_key="bk", counters={HIT: 3.0, MISS: 1.0})
     nbody = Workload("nbody", "nbody", 7, "nbody")
     for _ in range(2):  # git bisect run measuring the same commit again (a reused measurement): one run
         record_step(ctx, rec, nbody, parse_metric(f"{HIT} / ({HIT} + {MISS})"), "default", "bad")

@@ -276,7 +276,7 @@ def test_exit_codes_for_git_bisect_run() -> None:
         (errors.StatsParseError("bad dump"), 125, Failure.RUN_FAILED),
         (MissingCounters("none of its counters", names=["a"]), 125, Failure.METRIC_UNDEFINED),
         (RuntimeError("a bug"), 128, None),
-        (errors.HarnessError("cannot write the result cache"), 128, None),
+        (errors.HarnessError("cannot write the results store"), 128, None),
         (errors.ConfigError("bad --metric"), 128, None),
         (errors.EngineUnavailable("no docker"), 128, None),
         (errors.ImageError("no image"), 128, None),

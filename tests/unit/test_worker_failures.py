@@ -64,7 +64,7 @@ def test_a_worker_problem_makes_the_worker_unfit(exc: errors.HarnessError, monke
     assert later == Unfit(first.worker, "no usable Docker engine: gone")  # checked again, not taken on trust
 
 
-@pytest.mark.parametrize("exc", [KeyError("x"), errors.HarnessError("cannot write the result cache")])
+@pytest.mark.parametrize("exc", [KeyError("x"), errors.HarnessError("cannot write the results store")])
 def test_a_harness_bug_is_a_fault_with_its_traceback_kept(exc: Exception, fit_worker: Path) -> None:
     fault = _raising(exc)
     assert isinstance(fault, Fault) and fault.error.startswith(type(exc).__name__)
