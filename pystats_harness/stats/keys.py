@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from pystats_harness.errors import StatsParseError
+
 
 class Kind(enum.StrEnum):
     OPCODE = "opcode"
@@ -152,7 +154,8 @@ def generation(keys: Iterable[str]) -> Generation | None:
     """The one place that reads a dump's generation from its raw keys (None: no opcode lines).
 
     Opcode numbers (``opcode[157].execution_count``) are 3.11/3.12; among them, ``Calls via
-    PyEval_EvalFrame[i]`` (bbcf42449e, 3.12.0a1) tells 3.12 from 3.11.  Opcode names are 3.13+.
+    PyEval_EvalFrame[i]`` (bbcf42449e, 3.12.0a1) tells 3.12 from 3.11.  Opcode names are 3.13+. Both in
+    one sum are dumps of different builds: StatsParseError (exit 12).
     """
     numbered = named = calls_via = False
     for key in keys:
@@ -163,6 +166,11 @@ def generation(keys: Iterable[str]) -> Generation | None:
                 named = True
         elif key.startswith("Calls via PyEval_EvalFrame["):
             calls_via = True
+    if numbered and named:
+        raise StatsParseError(
+            "the dumps mix opcode numbers (3.11/3.12: opcode[157]) and opcode names (3.13+: opcode[LOAD_ATTR]), "
+            "so they come from different builds; summarize each build's dumps on its own"
+        )
     if numbered:
         return NUMBERED_3_12 if calls_via else NUMBERED_3_11
     return NAMED if named else None

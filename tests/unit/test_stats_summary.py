@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import shutil
 from io import StringIO
 from pathlib import Path
 
@@ -177,3 +178,19 @@ def test_the_paths_written_are_never_wrapped(tmp_path: Path) -> None:
     out = invoke_in(tmp_path, "stats", str(DATA / "3.13.5" / "run1"), "--json", str(deep), DOCKER_HOST="unix:///x")
     assert out.returncode == 0, out.stderr
     assert f"JSON: {deep}" in out.stdout.splitlines()
+
+
+def test_dumps_of_two_builds_mixed_in_one_directory_are_refused(tmp_path: Path) -> None:
+    """A 3.11 dump (opcode numbers) beside a 3.13 one (opcode names): one line, exit 12, nothing written."""
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for version in ("3.11.2", "3.13.5"):
+        first = sorted((DATA / version / "run1").glob("*.txt"))[0]
+        shutil.copy(first, mixed / f"{version}-{first.name}")
+    out = invoke_in(tmp_path, "stats", str(mixed), "--json", str(tmp_path / "c.json"), DOCKER_HOST="unix:///x")
+    assert out.returncode == 12, out.stdout + out.stderr
+    assert out.stderr.strip().splitlines() == [
+        "error: the dumps mix opcode numbers (3.11/3.12: opcode[157]) and opcode names (3.13+: opcode[LOAD_ATTR]), "
+        "so they come from different builds; summarize each build's dumps on its own"
+    ]
+    assert not (tmp_path / "c.json").exists()
