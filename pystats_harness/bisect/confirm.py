@@ -16,7 +16,7 @@ import enum
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pystats_harness.bisect.judge import Judge
@@ -53,6 +53,17 @@ class Revert:
 
 
 @dataclass(frozen=True)
+class Remeasured:
+    """One fresh run of the confirmation, as the results store records it: its label (``confirm parent
+    1/3``), what measuring gave, and the culprit's sha when the run was of a commit with the culprit
+    reverted on top."""
+
+    label: str
+    record: Measured
+    reverted: str = ""
+
+
+@dataclass(frozen=True)
 class Confirmation:
     status: Status
     good_values: tuple[float | None, ...] = ()  # the parent's (None: that run failed)
@@ -62,6 +73,7 @@ class Confirmation:
     builds: int = 0  # builds that ran for it (the revert's; the others are build-cache hits)
     runs: int = 0
     seconds: float = 0.0
+    remeasured: tuple[Remeasured, ...] = field(default=(), compare=False)  # recorded, not in the report
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -196,11 +208,13 @@ def confirm(
     culprit, parent, bad = path[result.first_bad], path[result.last_good], path[-1]
     left = 2 * REPEATS + 1
     values: dict[int, list[float | None]] = {result.last_good: [], result.first_bad: []}
+    remeasured: list[Remeasured] = []
 
     def run(label: str, index: int, commit: CommitInfo, extra: tuple[UpstreamPatch, ...] = ()) -> Outcome:
         nonlocal left
         before(label, left, index, commit)
         rec = measurer.measure(commit, fresh=True, extra=extra)
+        remeasured.append(Remeasured(label, rec, culprit.sha if extra else ""))
         left -= 1
         after(label, left, index, rec)
         return rec.outcome
@@ -221,4 +235,5 @@ def confirm(
             revert = Revert(culprit.sha, bad.sha, True, o.value if o.usable else None, why)
     found = conclude(result.judge, good, bad_values, revert)
     runs = len(good) + len(bad_values) + (1 if revert and revert.applied else 0)
-    return replace(found, builds=measurer.builds - builds, runs=runs, seconds=time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return replace(found, builds=measurer.builds - builds, runs=runs, seconds=seconds, remeasured=tuple(remeasured))

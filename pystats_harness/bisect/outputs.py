@@ -36,13 +36,23 @@ def bisect_into(
 
 
 def recorded(run: BisectRun, request: BisectRequest, folder: Path) -> list[RunRecord]:
-    """Each commit the search measured as a run of the results store (the confirmation's fresh runs are not)."""
+    """Each commit the search measured as a run of the results store, then each fresh run of the
+    confirmation (``extra["confirmation"]`` its label; the bad end with the culprit reverted has the
+    patches ``auto`` and ``revert <sha>``)."""
     extra = {"metric": request.metric.expression, "report": str(folder)}
     name, loops = unit_name(run.workload), run.workload.loops
-    return [
+    found = [
         commit_run(Task.BISECT, rec.commit, [(name, loops, rec)], config=request.config, extra=extra)
         for rec in run.records.values()
     ]
+    for again in run.confirmation.remeasured:
+        patches = ("auto", f"revert {again.reverted}") if again.reverted else ("auto",)
+        unit = (name, loops, again.record)
+        marked = {**extra, "confirmation": again.label}
+        found.append(
+            commit_run(Task.BISECT, again.record.commit, [unit], config=request.config, extra=marked, patches=patches)
+        )
+    return found
 
 
 def record_step(ctx: Context, rec: Measured, workload: Workload, metric: Metric, config: str, judged: str) -> None:

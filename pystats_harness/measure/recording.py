@@ -37,9 +37,11 @@ def commit_run(
     *,
     config: str,
     extra: Mapping[str, Any],
+    patches: tuple[str, ...] = ("auto",),
 ) -> RunRecord:
     """One commit's record: ``units`` are (workload label, loops, what measuring it gave). ``patches`` is
-    the selection (``auto``): the build key in ``extra`` says what was applied."""
+    the selection (``auto``, and what was put on top, e.g. a revert): the build key in ``extra`` says
+    what was applied."""
     keys = sorted({rec.build_key for _, _, rec in units if rec.build_key})
     upstream = sorted({rec.upstream for _, _, rec in units if rec.upstream})
     return RunRecord(
@@ -48,7 +50,7 @@ def commit_run(
         commit.sha,
         commit.date,
         config,
-        ("auto",),
+        patches,
         tuple(unit_of(name, loops, rec) for name, loops, rec in units),
         extra={**extra, "build_keys": keys, **({"upstream": upstream} if upstream else {})},
     )

@@ -4,6 +4,7 @@ version this code knows, migrated when older, in write-ahead-log mode; and one w
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -50,11 +51,24 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
 
 
 def _prepare(db: sqlite3.Connection) -> None:
-    db.execute("PRAGMA journal_mode = WAL")
+    _write_ahead_log(db)
     db.execute("PRAGMA foreign_keys = ON")
     if schema.version_of(db) < schema.VERSION:
         with transaction(db):
             schema.migrate(db)
+
+
+def _write_ahead_log(db: sqlite3.Connection) -> None:
+    """WAL mode (kept in the file once set). Setting it needs the file to itself, and SQLite answers busy
+    at once rather than waiting, so processes opening a new store together retry for BUSY_SECONDS."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def connect_memory() -> sqlite3.Connection:
@@ -66,8 +80,15 @@ def connect_memory() -> sqlite3.Connection:
 
 
 def _check(db: sqlite3.Connection, path: Path, name: str = "main") -> None:
-    found, version = schema.application_id(db, name), schema.version_of(db, name)
-    if found != schema.APPLICATION_ID and (found != 0 or schema.has_tables(db, name)):
+    """What the file is, read in one read transaction: another process creating the store commits its
+    tables and its application id together, and three reads in autocommit could see one without the other."""
+    db.execute("BEGIN")
+    try:
+        found, version = schema.application_id(db, name), schema.version_of(db, name)
+        tables = schema.has_tables(db, name)
+    finally:
+        db.execute("COMMIT")
+    if found != schema.APPLICATION_ID and (found != 0 or tables):
         raise NotAStore(path, f"an SQLite database of another application (application_id {found:#x})")
     if version > schema.VERSION:
         raise NotAStore(path, f"schema version {version}, newer than this harness's {schema.VERSION}; update it")

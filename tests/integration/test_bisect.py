@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from pystats_harness.results import Store, Task
 from tests.support.invoke_runner import INVOKE, ROOT, Harness
 from tests.support.planted import BASE, BRANCH, BROKEN, METRIC, PLANTED, SCRIPT, WORKLOAD, N, planted_history
 from tests.support.repo import commit_files
@@ -78,7 +79,7 @@ def test_bisect_finds_the_planted_commit_and_steps_around_the_broken_one(first_r
     assert history[PLANTED][:12] in (out / "report.md").read_text()
 
 
-def test_bisect_confirms_the_culprit_with_its_revert(first_run: dict, history: list[str]) -> None:
+def test_bisect_confirms_the_culprit_with_its_revert(harness: Harness, first_run: dict, history: list[str]) -> None:
     """4 and 5 re-measured three times each (fresh containers, not from the results store), then the tip built with
     5's diff reversed (one neighbouring build; a build-cache hit when run before) and measured once."""
     r = first_run["report"]
@@ -94,6 +95,12 @@ def test_bisect_confirms_the_culprit_with_its_revert(first_run: dict, history: l
     assert f"bad + revert of {history[PLANTED][:10]}" in c["line"]
     assert "confirmation confirmed: parent" in first_run["output"]
     assert "Confirmation: confirmed" in (first_run["out"] / "report.md").read_text()
+    with Store.open(harness.settings.paths.results_db, create=False) as store:  # its fresh runs are recorded
+        runs = [store.get(s.run_id) for s in store.runs(Task.BISECT)]
+    reverted = [run for run in runs if run.patches == ("auto", f"revert {history[PLANTED]}")]
+    assert [(run.sha, run.extra["confirmation"]) for run in reverted] == [
+        (history[-1], f"confirm bad + revert of {history[PLANTED][:10]}")
+    ]
 
 
 def test_second_run_reuses_every_result(harness: Harness, first_run: dict, history: list[str], tmp_path: Path) -> None:

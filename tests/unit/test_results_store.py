@@ -273,6 +273,25 @@ def _write_many(path: Path, start: int) -> None:
             store.record(collect_run(sha=f"{i:040x}"))
 
 
+def _open(path: Path) -> None:
+    with Store.open(path) as store:
+        store.runs()
+
+
+def test_processes_opening_a_new_store_together_all_open_it(tmp_path: Path) -> None:
+    """Six processes, ten times, each opening a store that does not exist yet: none may read another's
+    half-made store as a foreign database, or give up on the write-ahead log while another sets it."""
+    context = multiprocessing.get_context("fork")
+    for trial in range(10):
+        path = tmp_path / str(trial) / "results.sqlite"
+        workers = [context.Process(target=_open, args=(path,)) for _ in range(6)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(60)
+        assert [w.exitcode for w in workers] == [0] * 6, trial
+
+
 def test_processes_write_one_store_at_once(store_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_write_many, args=(store_path, s)) for s in (0, 15)]
