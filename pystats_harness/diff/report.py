@@ -14,6 +14,7 @@ from pystats_harness.collect.report import MEANING, detail
 from pystats_harness.collect.trust import Verdict
 from pystats_harness.diff.result import DiffResult
 from pystats_harness.reports import Format, Report
+from pystats_harness.results import metrics
 
 SCHEMA = "pystats-harness-diff/1"
 #: Flagged rows in report.md (report.json has them all).
@@ -29,9 +30,7 @@ def metric_name(c: Change) -> str:
 
 
 def value(c: Change, v: float | None) -> str:
-    if v is None:
-        return "—"
-    return f"{v:.1%}" if c.metric.endswith("_ratio") else f"{v:,.1f}"
+    return metrics.shown(c.metric, v)
 
 
 def change(c: Change) -> str:

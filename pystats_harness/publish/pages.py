@@ -57,6 +57,25 @@ def flagged(run: RunRecord) -> list[Mapping[str, Any]]:
     return [r for r in rows if isinstance(r, Mapping)] if isinstance(rows, list) else []
 
 
+def _flagged_row(row: Mapping[str, Any]) -> list[str]:
+    """A flagged change as the diff's report.md shows it: a ratio's base and head in percent (its change is
+    in percentage points), a count's per loop."""
+    metric = row.get("metric")
+
+    def side(v: object) -> str:
+        if isinstance(metric, str) and isinstance(v, int | float) and not isinstance(v, bool):
+            return text(metrics.shown(metric, float(v)))
+        return number(v)
+
+    return [
+        number(row.get("benchmark")),
+        number(metric),
+        side(row.get("base")),
+        side(row.get("head")),
+        number(row.get("change")),
+    ]
+
+
 def _facts(run: RunRecord, known: Collection[str]) -> list[str]:
     def parent(run_id: str, role: str) -> str:
         if run_id in known:
@@ -84,7 +103,7 @@ def run_page(run: RunRecord, known: Collection[str], columns: Sequence[str], pag
     lines = [f"# {run.task.value} of {text(run.revision)} ({text(run.sha[:10])})", "", "[all runs](../index.html)", ""]
     lines += _facts(run, known)
     if run.task is Task.DIFF:
-        rows = [[number(r.get(k)) for k in FLAGGED] for r in flagged(run)]
+        rows = [_flagged_row(r) for r in flagged(run)]
         lines += ["## Flagged changes", "", *(table(FLAGGED, rows) if rows else ["None flagged.", ""])]
     shown = [m for m in columns if any(set(metrics.inputs(m, u.values)) & set(u.values) for u in run.units)]
     header = ["unit", "verdict", "reason", "loops"]

@@ -90,6 +90,19 @@ def value(metric: str, values: Mapping[str, float], *, measured: bool = True) ->
     return values.get(f"{prefix}.{part}", 0.0) / total if total else None
 
 
+def is_fraction(metric: str) -> bool:
+    """Whether ``metric`` is a ratio or a share (a fraction of 1), not a count."""
+    last = metric.rpartition(".")[2]
+    return (last in RATIOS or last == SHARE) and not is_sum(metric)
+
+
+def shown(metric: str, v: float | None) -> str:
+    """A metric's value as reports show it: a ratio or a share in percent, a count per loop with one decimal."""
+    if v is None:
+        return "—"
+    return f"{v:.1%}" if is_fraction(metric) else f"{v:,.1f}"
+
+
 def suggestions(names: Iterable[str]) -> list[str]:
     """What a mistyped metric may have meant: the counters ``names`` and the ratios and shares over them."""
     names = list(names)

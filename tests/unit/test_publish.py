@@ -57,7 +57,12 @@ def test_a_diffs_flagged_changes_come_first_and_its_parents_link_only_when_store
     diff = diff_run(base.run_id, head.run_id)
     page = run_page(diff, {base.run_id, diff.run_id}, ["gc.*.collections"], {}).markdown or ""
     assert page.index("## Flagged changes") < page.index("## Units")
-    assert "richards" in page.split("## Flagged changes")[1].split("## Units")[0]
+    html = (render(run_page(diff, set(), [], {})) or b"").decode()
+    cells = re.findall(r"<td>(.*?)</td>", html.split("Flagged changes")[1].split("Units")[0])
+    assert cells == [  # as report.md shows them: a ratio in percent, its change in points; a count per loop
+        *("richards", "LOAD_ATTR.hit_ratio", "68.5%", "57.9%", "-10.6 pp"),
+        *("nbody", "executed", "23,901,718.0", "28,081,503.0", "+17.5%"),
+    ]
     assert f"[{base.run_id[:12]}]({base.run_id[:12]}.html)" in page
     assert f"`{head.run_id[:12]}` (not in this store)" in page  # no link to a page that is not there
     for extra in ({}, {"flagged": "nonsense"}, {"flagged": [1, None]}):
