@@ -16,6 +16,7 @@ from pystats_harness.publish import check_request, publish_site, site
 from pystats_harness.publish.metric_page import metric_page
 from pystats_harness.publish.names import headline, label, slugs
 from pystats_harness.publish.pages import run_page
+from pystats_harness.publish.plot import unit_lines
 from pystats_harness.reports.as_html import render
 from pystats_harness.results import Point, Task, UnitRecord, queried
 from pystats_harness.results.errors import NotAStore, UnknownMetric
@@ -161,3 +162,8 @@ def test_invoke_publish_prints_the_site_and_its_url(store: tuple[Path, dict[str,
     (other / "results" / "results.sqlite").write_text("not a database")
     damaged = run_invoke("publish", env=invoke_env(other))
     assert damaged.returncode == ExitCode.NOT_A_STORE and damaged.stderr.count("\n") == 1
+
+
+def test_each_units_line_runs_in_commit_order_through_the_mean_of_a_date() -> None:
+    points = [(3.0, 0.5, "richards"), (1.0, 0.9, "richards"), (3.0, 0.7, "richards"), (2.0, 1.0, "float")]
+    assert unit_lines(points) == {"float": [(2.0, 1.0)], "richards": [(1.0, 0.9), (3.0, 0.6)]}
