@@ -72,10 +72,12 @@ def figure(title: str, axis: str, points: Sequence[Point]) -> Figure | None:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     lines = unit_lines([(when, value, unit) for when, value, _, unit in shown])
+    named = len(lines) <= NAMED_UNITS
+    if named:  # each line named at the right of its last point: room made there
+        ax.margins(x=0.08)
     for unit, line in lines.items():
         ax.plot([w for w, _ in line], [v for _, v in line], color="#9e9e9e", linewidth=0.8, zorder=1)
-        if len(lines) <= NAMED_UNITS:  # named at the right of its last point: room made there
-            ax.margins(x=0.08)
+        if named:
             ax.annotate(unit, line[-1], xytext=(4, 0), textcoords="offset points", fontsize="x-small", va="center")
     for verdict, colour in colours([v for _, _, v, _ in shown]).items():
         mine = [(when, value) for when, value, v, _ in shown if v == verdict]
