@@ -138,6 +138,12 @@ class ExitCode(_Coded):
         "fail: failed, untrusted, lossy; partial with `--strict`); it wins over 38; the report names each, "
         "everything is written",
     )
+    DIFF_NOT_COMPARED = (
+        40,
+        "diff: a requested benchmark did not run on one side or both (skipped: a requirement; failed), so the "
+        "diff cannot say it is unchanged; it wins over 39 and 38; the report's first line names each and why, "
+        "everything is written",
+    )
     INTERRUPTED = 130, "interrupted (Ctrl-C / SIGTERM): no container, worktree or half cache entry left"
 
 

@@ -78,7 +78,7 @@ def diff_task(
     repairs: str | None = None,
 ) -> None:
     """Build two revisions, collect both with the same loops and processes, compare (exit 38: a change
-    flagged; 39: a benchmark not trusted, which wins)."""
+    flagged; 39: a benchmark not trusted, which wins; 40: a benchmark did not run on a side, which wins over both)."""
     ctx = settings_of(c, repairs=repairs)
     options = collect_options(
         ctx,

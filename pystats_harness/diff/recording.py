@@ -1,6 +1,7 @@
 """A finished diff as a run of the results store, its revision ``BASE..HEAD``: its parents are the two collects (each recorded by
 collect itself, so their counters are stored once), a unit per benchmark (``changed`` with how many
-changes were flagged, ``unchanged``, or ``not trusted`` with the sides' verdicts), and the flagged
+changes were flagged, ``unchanged``, ``not trusted`` with the sides' verdicts, or ``not compared``: it did
+not run on a side, and why), and the flagged
 changes in ``extra["flagged"]`` (benchmark, metric, base, head, change: what ``invoke publish``'s
 page of the diff shows first)."""
 
@@ -14,7 +15,7 @@ from pystats_harness.diff.report import change, ordered
 from pystats_harness.diff.result import DiffResult
 from pystats_harness.results import RunRecord, Task, UnitRecord
 
-CHANGED, UNCHANGED, NOT_TRUSTED = "changed", "unchanged", "not trusted"
+CHANGED, UNCHANGED, NOT_TRUSTED, NOT_COMPARED = "changed", "unchanged", "not trusted", "not compared"
 
 
 def flagged_row(c: Change) -> dict[str, Any]:
@@ -27,7 +28,9 @@ def recorded(result: DiffResult) -> RunRecord:
     per = Counter(c.benchmark for c in rows)
     units = []
     for v in result.verdicts:
-        if not v.trusted:
+        if not v.compared:
+            verdict, reason = NOT_COMPARED, v.why_not_compared()
+        elif not v.trusted:
             verdict, reason = NOT_TRUSTED, v.mark()
         elif per[v.name]:
             verdict, reason = CHANGED, f"{per[v.name]} flagged"

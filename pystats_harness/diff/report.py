@@ -67,6 +67,7 @@ def _intro(result: DiffResult) -> list[str]:
     cmp, t = result.comparison, result.thresholds
     names = ", ".join(f"`{v.name}`" for v in result.verdicts)
     lines = [
+        *_not_compared(result),
         f"## pystats diff: {_label(cmp.head)} vs {_label(cmp.base)}",
         "",
         f"Benchmarks {names}; both sides ran the same loops ({result.loops_source}) with {result.processes} pyperf "
@@ -79,10 +80,23 @@ def _intro(result: DiffResult) -> list[str]:
     return lines
 
 
+def _not_compared(result: DiffResult) -> list[str]:
+    """The report's first line when a requested benchmark did not run on a side (the diff exits 40)."""
+    absent = result.not_compared
+    if not absent:
+        return []
+    named = "; ".join(f"`{v.name}` ({v.why_not_compared()})" for v in absent)
+    return [f"**Not compared ({len(absent)} of {len(result.verdicts)}): {named}.** Nothing is said of them.", ""]
+
+
 def _flagged(result: DiffResult) -> list[str]:
     rows = ordered(result)
     lines = ["", f"### Flagged changes ({len(rows)})", ""]
     if not rows:
+        absent = len(result.not_compared)
+        if absent:
+            compared = len(result.verdicts) - absent
+            return [*lines, f"No interesting change in the {compared} benchmark(s) compared; {absent} not compared."]
         return [*lines, "No interesting change."]
     lines += ["| Benchmark | Metric | Base | Head | Change |", "|:---|:---|---:|---:|---:|"]
     for c in rows[:ROWS]:
@@ -183,9 +197,11 @@ def to_json(result: DiffResult) -> dict[str, Any]:
             {**asdict(c), "change": change(c), "not_trusted": marks.get(c.benchmark, "")} for c in ordered(result)
         ],
         "verdicts": {
-            v.name: {side: (o.verdict.value if o else None) for side, o in v.sides()} | {"trusted": v.trusted}
+            v.name: {side: (o.verdict.value if o else None) for side, o in v.sides()}
+            | {"trusted": v.trusted, "compared": v.compared}
             for v in result.verdicts
         },
+        "not_compared": {v.name: v.why_not_compared() for v in result.not_compared},
         "summarize_stats": {
             "script": r.script,
             "file": "summarize_stats.md" if r.markdown is not None else None,

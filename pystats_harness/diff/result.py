@@ -13,13 +13,15 @@ from pystats_harness.collect.compare import Change, SuiteComparison, Thresholds
 from pystats_harness.collect.one import Outcome
 from pystats_harness.collect.run import CollectRun
 from pystats_harness.collect.trust import Verdict
-from pystats_harness.diff.errors import DiffFlagged, DiffUntrusted
+from pystats_harness.diff.errors import DiffFlagged, DiffNotCompared, DiffUntrusted
 from pystats_harness.diff.work import Rendered
 
 #: Verdicts whose numbers a diff reads without a mark: every check ran and held.
 TRUSTWORTHY = frozenset({Verdict.TRUSTED, Verdict.APPROXIMATE, Verdict.BOUNDED})
 #: Verdicts that make a side's collect fail (collect's exit 25, 26, 31), and so a diff exit 39.
 FAILING = frozenset({Verdict.FAILED, Verdict.UNTRUSTED, Verdict.LOSSY})
+#: Verdicts of a benchmark that did not run on a side: it has no numbers there to compare (a diff exit 40).
+NOT_RUN = frozenset({Verdict.FAILED, Verdict.SKIPPED})
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,25 @@ class Verdicts:
         bad = FAILING | ({Verdict.PARTIAL} if strict else set())
         return any(o is None or o.verdict in bad for _, o in self.sides())
 
+    @property
+    def compared(self) -> bool:
+        """Ran on both sides: its numbers are compared (whatever their trust)."""
+        return all(o is not None and o.verdict not in NOT_RUN for _, o in self.sides())
+
+    def why_not_compared(self) -> str:
+        """``base: skipped (needs tomli: …); head: skipped (…)``: each side it did not run on, and why."""
+        return "; ".join(f"{side}: {_why_not_run(o)}" for side, o in self.sides() if o is None or o.verdict in NOT_RUN)
+
     def mark(self) -> str:
         """``head: untrusted`` (the sides whose verdict is not trustworthy), "" when trusted on both."""
         return ", ".join(f"{side}: {o.verdict.value if o else 'absent'}" for side, o in self.sides() if not _good(o))
+
+
+def _why_not_run(o: Outcome | None) -> str:
+    if o is None:
+        return "not selected"
+    reason = o.reason.removeprefix("skipped: ")
+    return f"{o.verdict.value} ({reason})" if reason else o.verdict.value
 
 
 def _good(o: Outcome | None) -> bool:
@@ -112,8 +130,21 @@ class DiffResult:
         shown = [v for v in self.verdicts if not v.trusted]
         return tuple(sorted(shown, key=lambda v: not v.failing(self.strict)))
 
-    def exit_error(self) -> DiffUntrusted | DiffFlagged | None:
-        """39 when a benchmark fails either side's collect (it wins), 38 when a change is flagged, else None."""
+    @property
+    def not_compared(self) -> tuple[Verdicts, ...]:
+        """The requested benchmarks that did not run on a side: nothing is said of them but that."""
+        return tuple(v for v in self.verdicts if not v.compared)
+
+    def exit_error(self) -> DiffNotCompared | DiffUntrusted | DiffFlagged | None:
+        """40 when a requested benchmark did not run on a side (it wins: "unchanged" cannot be said of it),
+        39 when a benchmark fails either side's collect, 38 when a change is flagged, else None."""
+        absent = self.not_compared
+        if absent:
+            named = "; ".join(f"{v.name} ({v.why_not_compared()})" for v in absent)
+            return DiffNotCompared(
+                f"{len(absent)} of {len(self.verdicts)} benchmark(s) not compared: {named}; the rest is compared "
+                f"and written ({self.paths.report})"
+            )
         failing = [v for v in self.verdicts if v.failing(self.strict)]
         if failing:
             named = "; ".join(f"{v.name} ({v.mark()})" for v in failing)

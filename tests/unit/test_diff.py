@@ -1,4 +1,4 @@
-"""`invoke diff` without Docker: how it ends (39 over 38 over 0), what its report shows first and marks,
+"""`invoke diff` without Docker: how it ends (40 over 39 over 38 over 0), what its report shows first and marks,
 the comparison of two collect outputs on disk, and bad input refused before any build."""
 
 from __future__ import annotations
@@ -51,12 +51,24 @@ def _recipe(rev: str) -> Recipe:
     return Recipe(CommitInfo(rev, "cd" * 20, "2026-01-01", rev))
 
 
+def _ran(v: V) -> bool:
+    return v not in (V.SKIPPED, V.FAILED)
+
+
 def _result(tmp_path: Path, verdicts: dict[str, tuple[V, V]], head_hit: int = 950, strict: bool = False) -> DiffResult:
-    """A diff of two outputs on disk: nbody's LOAD_ATTR hit ratio moves from 80 % to ``head_hit`` per mille."""
-    base = _output(tmp_path / "base", "v3.11.2", {n: _counters(800) for n in verdicts})
-    head = _output(tmp_path / "head", "v3.13.5", {n: _counters(head_hit if n == "nbody" else 800) for n in verdicts})
+    """A diff of two outputs on disk: nbody's LOAD_ATTR hit ratio moves from 80 % to ``head_hit`` per mille;
+    a benchmark skipped or failed on a side has no counts there."""
+    base = _output(tmp_path / "base", "v3.11.2", {n: _counters(800) for n, v in verdicts.items() if _ran(v[0])})
+    head = _output(
+        tmp_path / "head",
+        "v3.13.5",
+        {n: _counters(head_hit if n == "nbody" else 800) for n, v in verdicts.items() if _ran(v[1])},
+    )
     outcomes = {
-        side: [Outcome(n, f"bm_{n}", v[i], loops=4) for n, v in verdicts.items()]
+        side: [
+            Outcome(n, f"bm_{n}", v[i], loops=4, reason="" if _ran(v[i]) else "skipped: needs tomli (install failed)")
+            for n, v in verdicts.items()
+        ]
         for i, side in enumerate(("base", "head"))
     }
     request = type("R", (), {"thresholds": Thresholds()})()
@@ -91,7 +103,7 @@ def test_a_flagged_change_exits_38_and_is_the_first_table(tmp_path: Path) -> Non
     assert "Not trusted" not in text and "⚠" not in text
     doc = report.to_json(result)
     assert doc["exit_code"] == 38 and doc["flagged"][0]["change"] == "+15.0 pp"
-    assert doc["verdicts"]["float"] == {"base": "trusted", "head": "approximate", "trusted": True}
+    assert doc["verdicts"]["float"] == {"base": "trusted", "head": "approximate", "trusted": True, "compared": True}
 
 
 def test_an_untrusted_benchmark_wins_over_a_flagged_change_and_is_marked_everywhere(tmp_path: Path) -> None:
@@ -114,6 +126,43 @@ def test_a_partial_benchmark_is_marked_but_fails_only_with_strict(tmp_path: Path
     assert "| `nbody` ⚠" not in report.to_markdown(_result(tmp_path / "b", verdicts, head_hit=800))  # no row to mark
     assert "`nbody` (base: partial)" in report.to_markdown(_result(tmp_path / "c", verdicts, head_hit=800))
     assert _result(tmp_path / "d", verdicts, head_hit=800, strict=True).exit_code == 39
+
+
+def test_a_benchmark_that_ran_on_neither_or_one_side_is_not_compared_exit_40_first_line(tmp_path: Path) -> None:
+    """tomli_loads skipped on both sides, json_loads on the head only: never "no interesting change"."""
+    verdicts = {
+        "nbody": (V.TRUSTED, V.TRUSTED),
+        "tomli_loads": (V.SKIPPED, V.SKIPPED),
+        "json_loads": (V.TRUSTED, V.SKIPPED),
+    }
+    result = _result(tmp_path, verdicts, head_hit=800)
+    error = result.exit_error()
+    assert error is not None and error.exit_code == ExitCode.DIFF_NOT_COMPARED == 40 == result.exit_code
+    assert "2 of 3 benchmark(s) not compared" in str(error) and "tomli_loads (base: skipped (needs tomli" in str(error)
+    text = report.to_markdown(result)
+    first = text.splitlines()[0]
+    assert first.startswith(
+        "**Not compared (2 of 3): `tomli_loads` (base: skipped (needs tomli (install failed)); head:"
+    )
+    assert "`json_loads` (head: skipped (needs tomli (install failed)))" in first
+    assert "No interesting change in the 1 benchmark(s) compared; 2 not compared." in text
+    assert "\nNo interesting change.\n" not in text
+    doc = report.to_json(result)
+    assert doc["exit_code"] == 40 and set(doc["not_compared"]) == {"tomli_loads", "json_loads"}
+    assert doc["verdicts"]["nbody"]["compared"] and not doc["verdicts"]["json_loads"]["compared"]
+    assert report.flagged_part(result).splitlines()[0] == first  # what the task prints starts with it too
+    from pystats_harness.diff.recording import recorded
+
+    units = {u.name: u for u in recorded(result).units}
+    assert units["tomli_loads"].verdict == "not compared" and "needs tomli" in units["tomli_loads"].reason
+    assert units["nbody"].verdict == "unchanged"
+
+
+def test_not_compared_wins_over_untrusted_and_flagged(tmp_path: Path) -> None:
+    verdicts = {"nbody": (V.TRUSTED, V.UNTRUSTED), "float": (V.FAILED, V.TRUSTED)}
+    result = _result(tmp_path, verdicts)
+    assert result.exit_code == 40 and "float (base: failed (needs tomli" in str(result.exit_error())
+    assert _result(tmp_path / "b", {"nbody": (V.TRUSTED, V.UNTRUSTED)}).exit_code == 39
 
 
 def test_the_same_numbers_on_both_sides_flag_nothing_and_exit_0(tmp_path: Path) -> None:
