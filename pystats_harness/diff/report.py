@@ -166,6 +166,8 @@ def _short(text: str, limit: int = 300) -> str:
 def _files(result: DiffResult) -> list[str]:
     r = result.rendered
     shown = f"`summarize_stats.md`: {r.script} over both exports" if r.markdown is not None else r.note
+    if r.markdown is not None and r.note:
+        shown += f" ({r.note})"
     return ["", f"Also: {shown}; `report.json`; each side's collect in `base/` and `head/` (trust.md, loops.json)."]
 
 

@@ -3,13 +3,16 @@
 * :class:`BuildWork`: only the build (both sides are built before either is collected, so a head that
   does not build costs no base collect);
 * :class:`SummarizeWork`: the head revision's own ``Tools/scripts/summarize_stats.py`` with two inputs,
-  the base's and the head's ``all/summarize.json``, run with the head's build in a fresh container. A
-  script that cannot read them (3.11's takes no inputs; 3.12's reads only its own build's opcode
-  numbers) is a one-line note in the result, not a failure.
+  the base's and the head's ``all/summarize.json``, each first made what that script reads
+  (:mod:`pystats_harness.stats.summarize_for`: opcodes numbered as in the head's build for a script that
+  reads numbers, 3.12.0's and development ones before September 2023), run with the head's build in a
+  fresh container. A script that cannot read them (3.11's takes no inputs) is a one-line note in the
+  result, not a failure.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import uuid
 from dataclasses import dataclass
@@ -18,6 +21,8 @@ from pystats_harness.dispatch.units import Attempt, Emit, Work
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.runner import SOURCE_IN_CONTAINER, RunRequest, run_python
+from pystats_harness.stats.names import NameTables
+from pystats_harness.stats.summarize_for import ScriptReads, for_script
 
 SCRIPT = "Tools/scripts/summarize_stats.py"
 EXPORTS_IN_CONTAINER = "/diff"
@@ -37,7 +42,7 @@ class Rendered:
 
     script: str  # "Tools/scripts/summarize_stats.py of v3.13.5 (ac4bd1c8a5)"
     markdown: str | None
-    note: str = ""  # one line when markdown is None
+    note: str = ""  # one line: why there is no markdown, or what the script's tables leave out
 
 
 def reads_two_inputs(script: str) -> bool:
@@ -58,15 +63,22 @@ class SummarizeWork(Work[Rendered]):
         path = entry.source_dir / SCRIPT
         if not path.is_file():
             return Rendered(what, None, f"the head's build keeps no {SCRIPT}, so nothing rendered the two exports")
-        if not reads_two_inputs(path.read_text(errors="replace")):
+        script = path.read_text(errors="replace")
+        if not reads_two_inputs(script):
             return Rendered(what, None, f"{what} takes no inputs (it reads /tmp/py_stats only): it cannot compare two")
+        names = NameTables.from_dict(json.loads(entry.names_path.read_text()))
+        reads = ScriptReads.of(script)
+        adapted = {
+            side: for_script(json.loads(doc), reads, names) for side, doc in (("base", self.base), ("head", self.head))
+        }
+        notes = [a.note(side, what) for side, a in adapted.items() if a.dropped]
         scratch = ctx.settings.paths.unit_scratch / f"diff-{uuid.uuid4().hex[:12]}"
         scratch.mkdir(parents=True)
         try:
             scratch.chmod(0o755)
-            for name, content in (("base.json", self.base), ("head.json", self.head)):
-                (scratch / name).write_bytes(content)
-                (scratch / name).chmod(0o644)
+            for side, a in adapted.items():
+                (scratch / f"{side}.json").write_text(json.dumps(a.doc))
+                (scratch / f"{side}.json").chmod(0o644)
             mounts = (engine.Mount(str(scratch), EXPORTS_IN_CONTAINER, read_only=True),)
             args = (
                 "-I",
@@ -79,4 +91,4 @@ class SummarizeWork(Work[Rendered]):
         if r.exit_code != 0:
             last = (r.stderr.strip().splitlines() or ["no message"])[-1]
             return Rendered(what, None, f"{what} could not read the two exports (exit {r.exit_code}: {last[:200]})")
-        return Rendered(what, r.stdout)
+        return Rendered(what, r.stdout, "; ".join(notes))

@@ -27,15 +27,24 @@ from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import put_in_place, write_json_atomic
 from pystats_harness.infra.runner import RUN_UID, RunRequest, run_python
 from pystats_harness.pyperformance import sitedriver
-from pystats_harness.pyperformance.wheelhouse import MOUNT, SitePlan, Source, Unavailable, failure_line, read_wheelhouse
+from pystats_harness.pyperformance.wheelhouse import (
+    MOUNT,
+    SitePlan,
+    Source,
+    Unavailable,
+    failure_line,
+    installer_for,
+    read_wheelhouse,
+)
 from pystats_harness.pyperformance.wheelhouse_ensure import ensure_benchmark_wheelhouse
 
 MARKER = "COMPLETE"
 OUTCOME = "outcome.json"
 DRIVER_MOUNT = "/driver"
 OUT_MOUNT = "/out"
-#: Bumped when what a site holds changes (the driver's steps): old sites then miss and are remade.
-SITE_RECIPE = 6
+#: Bumped when what a site holds changes (the driver's steps, the choice of tools): old sites then miss and
+#: are remade.
+SITE_RECIPE = 7
 
 
 @dataclass(frozen=True)
@@ -102,6 +111,14 @@ def _cached(final: Path) -> SiteReady | SiteSkipped | None:
     return SiteSkipped(outcome["package"], outcome["reason"])
 
 
+def has_imp_importer(entry: CacheEntry) -> bool:
+    """Whether the build's ``pkgutil`` still has ``ImpImporter`` (read from its installed stdlib)."""
+    found = sorted(entry.install_dir.glob("lib/python3*/pkgutil.py"))
+    if not found:
+        raise RunFailed(f"build {entry.key} has no lib/python3*/pkgutil.py under {entry.install_dir}")
+    return "class ImpImporter" in found[0].read_text(errors="replace")
+
+
 def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteReady | SiteSkipped:
     """The site of ``benchmark_dir`` (e.g. ``bm_yaml``) for the build ``entry``; raises WheelMissing when
     the wheelhouse lacks a file the lock names."""
@@ -113,6 +130,7 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
     plan = wheelhouse.plan(python_version, benchmark_dir, free_threaded)
     if isinstance(plan, Unavailable):
         return SiteSkipped(plan.package, plan.reason)
+    installer = installer_for(python_version, has_imp_importer(entry))
     final = ctx.settings.paths.sites / entry.key / f"{benchmark_dir}-{plan.digest()}-{SITE_RECIPE}"
     found = _cached(final)
     if found is not None:
@@ -121,8 +139,8 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
     staging = final.parent / f".staging-{final.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     staging.mkdir()
     try:
-        driver = driver_plan(plan, wheelhouse.pip_wheel(python_version), wheelhouse.build_constraints(python_version))
-        outcome = _make(ctx, entry, plan, driver, staging)
+        driver = driver_plan(plan, wheelhouse.pip_wheel(installer), wheelhouse.build_constraints(installer))
+        outcome = _make(ctx, entry, plan, driver, staging) | {"installer": installer.value}
         return _commit(staging, final, outcome)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -4,6 +4,14 @@ its index and locks read into typed data, and the pure choice of what to install
 A final (or release-candidate) interpreter takes the wheels of its X.Y, pure or compiled. A development
 interpreter (``3.12.0a3+``) reports the release's wheel tags, but its C ABI may differ from the
 release's, so only pure wheels serve it: compiled packages are built from their sdist against it.
+
+Which pip and build tools install them (:func:`installer_for`) depends on the interpreter's standard
+library, not on its version string: the tools of 2022 (pip 23.0.1, setuptools 65.6.3) import
+``pkgutil.ImpImporter``, which CPython removed on 2023-04-28 (e1f14643dc, 3.12.0b1), and the current
+ones need what 3.12 added before that (``shutil.rmtree(onexc=)`` 2023-03-19, ``tarfile.data_filter``
+2023-04-24). So a development interpreter whose ``pkgutil`` still has ``ImpImporter`` (3.11 and early
+3.12 development) gets the tools of 2022, and one without it (later 3.12 and all 3.13 development) the
+current ones, as a release does.
 """
 
 from __future__ import annotations
@@ -31,6 +39,20 @@ class Kind(enum.StrEnum):
     PURE = "pure"  # a py3-none-any wheel: every interpreter
     COMPILED = "compiled"  # a wheel compiled for that X.Y (and its sdist, for development interpreters)
     SDIST = "sdist"  # no wheel for that X.Y: only the sdist
+
+
+class Installer(enum.StrEnum):
+    """The pip and build tools a site is made with."""
+
+    CURRENT = "current"  # the release pip, build requirements as each sdist asks
+    OF_2022 = "2022"  # pip 23.0.1 and setuptools 65.6.3 / wheel 0.38.4 pinned for every build
+
+
+def installer_for(python_version: str, has_imp_importer: bool) -> Installer:
+    """Pure: a release takes the current tools; a development interpreter the tools of 2022 while its
+    ``pkgutil`` has ``ImpImporter`` (they import it; the current ones need 3.12's later stdlib), else
+    the current ones."""
+    return Installer.OF_2022 if is_development(python_version) and has_imp_importer else Installer.CURRENT
 
 
 class Source(enum.StrEnum):
@@ -155,16 +177,15 @@ class Wheelhouse:
     def pyperformance_wheel(self) -> Path:
         return self._file(str(self.index["pyperformance"]["wheel"]), "pyperformance", None)
 
-    def pip_wheel(self, python_version: str) -> Path:
-        """pip for this interpreter: a development one gets the pip of its time (see the script)."""
-        python = short_version(python_version)
-        if is_development(python_version) and "development" in self.index:
-            return self._file(str(self.index["development"]["pip"]), "pip (for development interpreters)", python)
-        return self._file(str(self.index["pip"]), "pip", python)
+    def pip_wheel(self, installer: Installer) -> Path:
+        """The pip wheel of ``installer`` (:func:`installer_for`)."""
+        if installer is Installer.OF_2022:
+            return self._file(str(self.index["development"]["pip"]), "pip (for development interpreters)", None)
+        return self._file(str(self.index["pip"]), "pip", None)
 
-    def build_constraints(self, python_version: str) -> tuple[str, ...]:
-        """Pins of the build tools an sdist build may use on this interpreter (none for a release)."""
-        if not is_development(python_version):
+    def build_constraints(self, installer: Installer) -> tuple[str, ...]:
+        """Pins of the build tools an sdist build may use with ``installer`` (none for the current tools)."""
+        if installer is Installer.CURRENT:
             return ()
         return tuple(self.index.get("development", {}).get("constraints", ()))
 

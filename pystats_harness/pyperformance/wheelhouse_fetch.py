@@ -38,9 +38,10 @@ Say = Callable[[str], None]
 
 PYPERFORMANCE_VERSION = "1.14.0"
 PIP_VERSION = "26.3"
-#: Development interpreters (3.12.0a3+ of December 2022) predate what current tools assume of a 3.12
-#: (pip >= 23.1 passes shutil.rmtree(onexc=), newer setuptools needs tarfile.data_filter): they get the
-#: pip and the build tools of their time; sdists whose build needs newer ones are reported as such.
+#: Development interpreters older than what current tools assume of a 3.12 (pip >= 23.1 passes
+#: shutil.rmtree(onexc=), newer setuptools needs tarfile.data_filter) get the pip and the build tools of
+#: 2022; which interpreter gets which is wheelhouse.installer_for's (by pkgutil.ImpImporter, which the
+#: tools of 2022 import); sdists whose build needs newer tools are reported as such.
 DEVELOPMENT_PIP_VERSION = "23.0.1"
 DEVELOPMENT_CONSTRAINTS = ("setuptools==65.6.3", "wheel==0.38.4")
 SCHEMA = "pystats-harness/benchmark-wheelhouse/1"

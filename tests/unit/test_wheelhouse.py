@@ -17,12 +17,14 @@ from pystats_harness.pyperformance.sites import SiteSkipped, driver_plan
 from pystats_harness.pyperformance.wheelhouse import (
     SCHEMA,
     Choice,
+    Installer,
     Kind,
     PackageFiles,
     Source,
     Unavailable,
     choose,
     failure_line,
+    installer_for,
     is_development,
     read_wheelhouse,
     short_version,
@@ -154,12 +156,31 @@ def test_plan_reads_the_lock_and_chooses_per_interpreter(tmp_path: Path) -> None
         PackageFiles.from_dict(PACKAGES["pydantic-core==2.50.5"]), development=True).reason)  # type: ignore[union-attr]  # fmt: skip
     assert wheelhouse.requirements("bm_yaml") == ("pyyaml==6.0.1",)
     assert wheelhouse.requirements("bm_nbody") is None
-    assert wheelhouse.pip_wheel("3.13.5").name == "pip-26.3-py3-none-any.whl"
-    assert wheelhouse.build_constraints("3.13.5") == ()
-    plan = driver_plan(development, wheelhouse.pip_wheel("3.13.0a1+"), wheelhouse.build_constraints("3.13.0a1+"))
+    assert wheelhouse.pip_wheel(Installer.CURRENT).name == "pip-26.3-py3-none-any.whl"
+    assert wheelhouse.build_constraints(Installer.CURRENT) == ()
+    old = installer_for("3.12.0a3+", has_imp_importer=True)
+    plan = driver_plan(development, wheelhouse.pip_wheel(old), wheelhouse.build_constraints(old))
     assert plan["pip"] == "/wheels/benchmarks/tools/pip-23.0.1-py3-none-any.whl"
     assert plan["constraints"] == ["setuptools==65.6.3"]
     assert plan["sdists"] == [["pyyaml", "/wheels/benchmarks/files/PyYAML-6.0.1.tar.gz"]] and plan["wheels"] == []
+
+
+@pytest.mark.parametrize(
+    ("version", "has_imp_importer", "installer"),
+    [
+        ("3.13.5", False, Installer.CURRENT),  # a release: the current tools
+        ("3.11.2", True, Installer.CURRENT),
+        ("3.12.0rc1", False, Installer.CURRENT),
+        ("3.11.0a6+", True, Installer.OF_2022),  # development, pkgutil.ImpImporter still there
+        ("3.12.0a7+", True, Installer.OF_2022),
+        ("3.12.0b1", False, Installer.CURRENT),  # removed on 2023-04-28 (e1f14643dc): the tools of 2022 import it
+        ("3.13.0a0", False, Installer.CURRENT),
+    ],
+)
+def test_the_installer_follows_the_interpreters_stdlib_not_its_version(
+    version: str, has_imp_importer: bool, installer: Installer
+) -> None:
+    assert installer_for(version, has_imp_importer) is installer
 
 
 def test_a_missing_file_is_one_line_naming_the_package_and_the_fetch_command(tmp_path: Path) -> None:

@@ -1,0 +1,138 @@
+"""An export (:mod:`.summarize_json`, 3.13 shape: opcodes by name) as the ``summarize_stats.py`` of one
+revision reads it, so that a revision's own script renders it, development commits included.
+
+What a revision's script reads of a JSON input (read from the script's text, :meth:`ScriptReads.of`):
+
+* **Opcode keys by number** (``opcode[122].specialization.hit``, ``pair_count[100]``): the script
+  ``int()``s the key and names the number with the ``opcode`` module of the interpreter running it. So
+  did every script from 2844aa6a8e (Nov 2022, two inputs) to 5dcbbd8861 (Sep 2023, "Dump and compare
+  stats using opcode names"): 3.12.0, and 3.12 and 3.13 development before September 2023. For those,
+  every opcode name is given the number it has in the build that runs the script (its ``names.json``),
+  so a base of another build (numbered otherwise: ea72c6fe3b renumbered when it added
+  ``BINARY_SUBSCR_STR_INT``) is read by name. An opcode the rendering build does not have has no
+  number there: its keys are left out and listed (:attr:`Adapted.dropped`), never given another's.
+* **Opcode keys by name**: from 5dcbbd8861 on (and the 3.13 release); the export is read as it is.
+* **Failure kinds named from the rendering build's source** (``Python/specialize.c`` beside the script)
+  until 19f5effc27 (Sep 2023) stored each input's own ``_defines`` in its JSON: a base whose kinds are
+  numbered otherwise (a kind removed, the rest moved) would be named with the head's names. So each
+  kind is given the number its define has in the rendering build; a kind whose define that build does
+  not have keeps its number where that number is free there (shown as ``kind N``) and is left out
+  (listed) where it would take another define's name.
+* Every script after 2ba7c7f7b1 (Aug 2023) reads each GC generation's ``collections``, ``objects
+  collected`` and ``object visits`` unguarded, for every generation up to the largest it sees, and
+  ``Object`` keys it sums unguarded: keys are never invented for them here; a script that stops on a
+  missing one says so in the diff's one line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pystats_harness.stats.names import NameTables
+from pystats_harness.stats.summarize_json import SCRIPT_GENERIC_MAX, script_prefix
+
+#: ``opcode[NAME].rest`` and a rest's ``pair_count[NAME]``.
+_OPCODE = re.compile(r"^opcode\[(?P<op>[^\]]+)\](?P<rest>.*)$")
+_PAIR = re.compile(r"^\.pair_count\[(?P<op>[^\]]+)\]$")
+_KIND = re.compile(r"^\.specialization\.failure_kinds\[(?P<kind>\d+)\]$")
+
+
+@dataclass(frozen=True)
+class ScriptReads:
+    """What one revision's summarize_stats.py reads of a JSON input."""
+
+    numbered_opcodes: bool
+    own_defines: bool = True  # names each input's failure kinds with the input's ``_defines``
+
+    @classmethod
+    def of(cls, script: str) -> ScriptReads:
+        """From the script's text: ``opcode_stats[int(n)]`` in its ``extract_opcode_stats`` (before
+        5dcbbd8861); ``"_defines"`` read from its inputs (19f5effc27 on)."""
+        return cls(
+            numbered_opcodes=re.search(r"opcode_stats\[int\(\w+\)\]", script) is not None,
+            own_defines='"_defines"' in script,
+        )
+
+
+@dataclass(frozen=True)
+class Adapted:
+    """The export as the script reads it, and the opcodes it had to leave out (with how many keys each)."""
+
+    doc: dict[str, Any]
+    dropped: Mapping[str, int]
+
+    def note(self, side: str, what: str) -> str:
+        """One line on what was left out (empty when nothing was)."""
+        if not self.dropped:
+            return ""
+        named = ", ".join(sorted(self.dropped))
+        return f"the {side}'s {named} have no number in {what}'s build: their counts are not in its tables"
+
+
+def _numbers(names: NameTables) -> dict[str, int]:
+    """Opcode name -> number in the build of ``names``; an unnamed ``<N>`` is its own number."""
+    return {name: n for n, name in enumerate(names.opnames) if not name.startswith("<")}
+
+
+def _kind_there(doc: Mapping[str, Any], family: str, kind: int, names: NameTables) -> int | None:
+    """The export's failure kind ``kind`` of ``family`` numbered as the build of ``names`` numbers its
+    define (the script names a family's kind by the define with the family's prefix); None where that
+    build has no such define and ``kind`` is another of the family's defines there."""
+    if kind <= SCRIPT_GENERIC_MAX:
+        return kind
+    prefix = script_prefix(family) + "_"
+    ours = next((n for n in (doc.get("_defines") or {}).get(str(kind), []) if n.startswith(prefix)), None)
+    theirs = {name: value for name, value in names.spec_fail if name.startswith(prefix)}
+    if ours is not None and ours in theirs:
+        return theirs[ours]
+    return None if kind in theirs.values() else kind
+
+
+def for_script(doc: Mapping[str, Any], reads: ScriptReads, names: NameTables) -> Adapted:
+    """Pure: ``doc`` (an export) as a script that ``reads`` so reads it, opcodes numbered as in the
+    build of ``names`` (the one running the script) where it reads numbers, failure kinds as its
+    defines number them where it names them from its own source."""
+    if not reads.numbered_opcodes and reads.own_defines:
+        return Adapted(dict(doc), {})
+    numbers = _numbers(names)
+    dropped: dict[str, int] = {}
+
+    def number(op: str) -> int | None:
+        if op.startswith("<") and op.endswith(">") and op[1:-1].isdigit():
+            return int(op[1:-1])
+        if op.isdigit():
+            return int(op)
+        return numbers.get(op)
+
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        match = _OPCODE.match(key)
+        if match is None:
+            out[key] = value
+            continue
+        op, rest = match["op"], match["rest"]
+        kind = _KIND.match(rest)
+        if kind and not reads.own_defines:
+            k = int(kind["kind"])
+            k_there = _kind_there(doc, names.family(op), k, names)
+            if k_there is None:
+                what = f"failure kind {k} ({', '.join((doc.get('_defines') or {}).get(str(k), []))})"
+                dropped[what] = dropped.get(what, 0) + 1
+                continue
+            rest = f".specialization.failure_kinds[{k_there}]"
+        if not reads.numbered_opcodes:
+            out[f"opcode[{op}]{rest}"] = out.get(f"opcode[{op}]{rest}", 0) + value
+            continue
+        n = number(op)
+        pair = _PAIR.match(rest)
+        m = number(pair["op"]) if pair else None
+        if n is None or (pair and m is None):
+            missing = f"opcode {op if n is None else pair['op'] if pair else op}"
+            dropped[missing] = dropped.get(missing, 0) + 1
+            continue
+        renamed = f"opcode[{n}]" + (f".pair_count[{m}]" if pair else rest)
+        out[renamed] = out.get(renamed, 0) + value
+    return Adapted(out, dropped)
