@@ -6,6 +6,7 @@ dumps, one per timed function) and null/ (the null's dumps, automated/ and manua
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -235,7 +236,7 @@ def measure(
     if total:
         export(entry, dumps, {"benchmark": bench.name, "loops": bracketed, "counts": RAW}, out / "summarize.json")
     net, why_not, uses = _leakage(ctx, entry, bench, place, loops, measured, checks, out, options, nulls, phase)
-    checks.append(trust.check_leakage(net, why_not, rules))
+    checks.append(_stated(entry, trust.check_leakage(net, why_not, rules)))
     checks.append(check_threads(uses, functools.partial(_threads.held, ctx, entry, suite.threads)))
     return Outcome(
         bench.name,
@@ -246,6 +247,13 @@ def measure(
         measured.functions,
         time.perf_counter() - start,
     )
+
+
+def _stated(entry: BuildInfo, check: trust.CheckResult) -> trust.CheckResult:
+    """On a free-threaded build, the check says what process state its object counters depend on."""
+    if not runs.same_thread_state(entry):
+        return check
+    return dataclasses.replace(check, detail=f"{check.detail} ({runs.THREAD_STATE_NOTE})")
 
 
 def export(entry: BuildInfo, dumps: Sequence[Path], origin: Mapping[str, Any], path: Path) -> None:

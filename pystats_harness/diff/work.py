@@ -17,9 +17,11 @@ import shutil
 import uuid
 from dataclasses import dataclass
 
+from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.dispatch.units import Attempt, Emit, Work
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
+from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.infra.runner import SOURCE_IN_CONTAINER, RunRequest, run_python
 from pystats_harness.stats.names import NameTables
 from pystats_harness.stats.summarize_for import ScriptReads, for_script
@@ -58,37 +60,39 @@ class SummarizeWork(Work[Rendered]):
     head: bytes
 
     def run(self, ctx: Context, attempt: Attempt, emit: Emit) -> Rendered:
-        entry, commit = attempt.build.entry, attempt.recipe.commit
-        what = f"{SCRIPT} of {commit.rev} ({commit.short})"
-        path = entry.source_dir / SCRIPT
-        if not path.is_file():
-            return Rendered(what, None, f"the head's build keeps no {SCRIPT}, so nothing rendered the two exports")
-        script = path.read_text(errors="replace")
-        if not reads_two_inputs(script):
-            return Rendered(what, None, f"{what} takes no inputs (it reads /tmp/py_stats only): it cannot compare two")
-        names = NameTables.from_dict(json.loads(entry.names_path.read_text()))
-        reads = ScriptReads.of(script)
-        adapted = {
-            side: for_script(json.loads(doc), reads, names) for side, doc in (("base", self.base), ("head", self.head))
-        }
-        notes = [a.note(side, what) for side, a in adapted.items() if a.dropped]
-        scratch = ctx.settings.paths.unit_scratch / f"diff-{uuid.uuid4().hex[:12]}"
-        scratch.mkdir(parents=True)
-        try:
-            scratch.chmod(0o755)
-            for side, a in adapted.items():
-                (scratch / f"{side}.json").write_text(json.dumps(a.doc))
-                (scratch / f"{side}.json").chmod(0o644)
-            mounts = (engine.Mount(str(scratch), EXPORTS_IN_CONTAINER, read_only=True),)
-            args = (
-                "-I",
-                f"{SOURCE_IN_CONTAINER}/{SCRIPT}",
-                *(f"{EXPORTS_IN_CONTAINER}/{s}.json" for s in ("base", "head")),
-            )
-            r = run_python(ctx, entry, RunRequest(args, stats_dir=False, mounts=mounts, label="summarize-diff"))
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        if r.exit_code != 0:
-            last = (r.stderr.strip().splitlines() or ["no message"])[-1]
-            return Rendered(what, None, f"{what} could not read the two exports (exit {r.exit_code}: {last[:200]})")
-        return Rendered(what, r.stdout, "; ".join(notes))
+        return render_exports(ctx, attempt.build.entry, attempt.recipe.commit, self.base, self.head)
+
+
+def render_exports(ctx: Context, entry: CacheEntry, commit: CommitInfo, base: bytes, head: bytes) -> Rendered:
+    """The build's own summarize_stats.py over two exports, each first made what that script reads."""
+    what = f"{SCRIPT} of {commit.rev} ({commit.short})"
+    path = entry.source_dir / SCRIPT
+    if not path.is_file():
+        return Rendered(what, None, f"the head's build keeps no {SCRIPT}, so nothing rendered the two exports")
+    script = path.read_text(errors="replace")
+    if not reads_two_inputs(script):
+        return Rendered(what, None, f"{what} takes no inputs (it reads /tmp/py_stats only): it cannot compare two")
+    names = NameTables.from_dict(json.loads(entry.names_path.read_text()))
+    reads = ScriptReads.of(script)
+    adapted = {side: for_script(json.loads(doc), reads, names) for side, doc in (("base", base), ("head", head))}
+    notes = [a.note(side, what) for side, a in adapted.items() if a.dropped]
+    scratch = ctx.settings.paths.unit_scratch / f"diff-{uuid.uuid4().hex[:12]}"
+    scratch.mkdir(parents=True)
+    try:
+        scratch.chmod(0o755)
+        for side, a in adapted.items():
+            (scratch / f"{side}.json").write_text(json.dumps(a.doc))
+            (scratch / f"{side}.json").chmod(0o644)
+        mounts = (engine.Mount(str(scratch), EXPORTS_IN_CONTAINER, read_only=True),)
+        args = (
+            "-I",
+            f"{SOURCE_IN_CONTAINER}/{SCRIPT}",
+            *(f"{EXPORTS_IN_CONTAINER}/{s}.json" for s in ("base", "head")),
+        )
+        r = run_python(ctx, entry, RunRequest(args, stats_dir=False, mounts=mounts, label="summarize-diff"))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if r.exit_code != 0:
+        last = (r.stderr.strip().splitlines() or ["no message"])[-1]
+        return Rendered(what, None, f"{what} could not read the two exports (exit {r.exit_code}: {last[:200]})")
+    return Rendered(what, r.stdout, "; ".join(notes))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.builder.cache import CacheEntry
+from pystats_harness.builder.cache import BuildInfo, CacheEntry
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
@@ -35,6 +35,23 @@ SUITE_MOUNT = "/suite"
 #: pyperf gives workers a filtered environment; these must reach them.
 INHERITED = ("PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYPERFORMANCE_RUNID", "PYSTATS_NULL_SHAPES")
 NULL_SCRIPT = f"{SUITE_MOUNT}/pyperformance_null.py"
+#: Where suite/thread_state/usercustomize.py is found: first on PYTHONPATH on a free-threaded build.
+THREAD_STATE_PATH = f"{SUITE_MOUNT}/thread_state"
+#: What the object counters of a free-threaded build depend on, said in its verdicts.
+THREAD_STATE_NOTE = (
+    "free-threaded build: object counters (increfs, decrefs) depend on whether the process has ever started "
+    "a thread (gh-117783 immortalizes deferred-refcount objects then); every process of this collect started "
+    "and joined one at start-up (suite/thread_state/usercustomize.py), so both paths compare in that state"
+)
+
+
+def same_thread_state(entry: BuildInfo) -> bool:
+    """Whether the build's processes are put in one thread state (a free-threaded build: gh-117783)."""
+    return entry.manifest().get("configuration") == "freethreading"
+
+
+def _thread_state(entry: CacheEntry) -> list[str]:
+    return [THREAD_STATE_PATH] if same_thread_state(entry) else []
 
 
 @dataclass(frozen=True)
@@ -81,10 +98,11 @@ def _mounts(place: Place, out: Path | None) -> tuple[engine.Mount, ...]:
     return tuple(mounts)
 
 
-def _env(place: Place, benchmark: Benchmark) -> dict[str, str]:
+def _env(entry: CacheEntry, place: Place, benchmark: Benchmark) -> dict[str, str]:
     """The benchmark's requirements, its vendored sources (bm_2to3 pip-installs ``vendor/`` into its venv
-    at run time when lib2to3 is gone; here it is on the path instead) and pyperf."""
-    path = [BENCH_SITE_MOUNT] if place.bench_site is not None else []
+    at run time when lib2to3 is gone; here it is on the path instead) and pyperf; on a free-threaded
+    build the thread-state start-up first (:data:`THREAD_STATE_NOTE`)."""
+    path = [*_thread_state(entry), *([BENCH_SITE_MOUNT] if place.bench_site is not None else [])]
     if (place.data_dir / benchmark.directory / "vendor" / "src").is_dir():
         path.append(f"{BENCH_MOUNT}/{benchmark.directory}/vendor/src")
     return {
@@ -161,7 +179,7 @@ def calibrate(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Plac
     args = pyperf_args(script_of(benchmark), loops=None, processes=1, hook=False, switch_env=_switch(entry))
     request = RunRequest(
         args,
-        env=_env(place, benchmark),
+        env=_env(entry, place, benchmark),
         mounts=_mounts(place, out),
         stats_dir=False,
         label=f"calibrate-{benchmark.name}",
@@ -173,7 +191,9 @@ def automated(
     ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, out: Path, *, loops: int, processes: int
 ) -> BenchRun:
     args = pyperf_args(script_of(benchmark), loops=loops, processes=processes, hook=True, switch_env=_switch(entry))
-    request = RunRequest(args, env=_env(place, benchmark), mounts=_mounts(place, out), label=f"pyperf-{benchmark.name}")
+    request = RunRequest(
+        args, env=_env(entry, place, benchmark), mounts=_mounts(place, out), label=f"pyperf-{benchmark.name}"
+    )
     return _run(ctx, entry, request, out, "pyperf --hook pystats run", benchmark.name)
 
 
@@ -210,7 +230,7 @@ def manual(ctx: Context, entry: CacheEntry, benchmark: Benchmark, place: Place, 
     while index == 0 or index < len(shapes):
         request = RunRequest(
             manual_args(script_of(benchmark), loops),
-            env={**_env(place, benchmark), "PYSTATS_MANUAL_ONLY": str(index)},
+            env={**_env(entry, place, benchmark), "PYSTATS_MANUAL_ONLY": str(index)},
             mounts=_mounts(place, None),
             label=f"manual-{benchmark.name}-{index}",
         )
@@ -238,7 +258,8 @@ def null(
 ) -> NullRuns:
     """The null benchmark (``suite/pyperformance_null.py``) of one timed function's ``shape`` at
     ``loops``, run as a benchmark is: pyperf with the hook over ``processes`` workers, then by hand."""
-    env = {"PYTHONPATH": PYPERF_SITE_MOUNT, "PYTHONDONTWRITEBYTECODE": "1", "PYSTATS_NULL_SHAPES": shape}
+    path = ":".join([*_thread_state(entry), PYPERF_SITE_MOUNT])
+    env = {"PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1", "PYSTATS_NULL_SHAPES": shape}
     label = f"null-{shape.replace(':', '')}-{loops}"
     bare = Place(place.data_dir, place.pyperf_site, None)
     args = pyperf_args((NULL_SCRIPT,), loops=loops, processes=processes, hook=True, switch_env=_switch(entry))

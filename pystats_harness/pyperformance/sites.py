@@ -3,14 +3,15 @@
 ``prepare_site`` plans (pure: :mod:`pystats_harness.pyperformance.wheelhouse`), then runs pip from its wheel
 with the built interpreter in a confined run container of the builder image (network none, the build
 and the wheelhouse read-only, as nobody), so sdists compile against that interpreter. The result is
-cached per (build key, plan digest: the lock's sha256 and the files chosen) in
-``<cache_dir>/sites/<build key>/<benchmark>-<digest>/``: staged, moved into place, marker last.
+cached per (build key, plan digest: the lock's sha256 and the files chosen, the tools: pip and its
+constraints) in ``<cache_dir>/sites/<build key>/<benchmark>-<digest>-<installer>-<tools>-<recipe>/``: staged, moved into place, marker last.
 A site that cannot be made is a :class:`SiteSkipped` naming the package and why (also cached: the
 same build and files fail the same way).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -131,7 +132,9 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
     if isinstance(plan, Unavailable):
         return SiteSkipped(plan.package, plan.reason)
     installer = installer_for(python_version, has_imp_importer(entry))
-    final = ctx.settings.paths.sites / entry.key / f"{benchmark_dir}-{plan.digest()}-{SITE_RECIPE}"
+    driver = driver_plan(plan, wheelhouse.pip_wheel(installer), wheelhouse.build_constraints(installer))
+    tools = hashlib.sha256(json.dumps([driver["pip"], driver["constraints"]]).encode()).hexdigest()[:8]
+    final = ctx.settings.paths.sites / entry.key / f"{benchmark_dir}-{plan.digest()}-{installer}-{tools}-{SITE_RECIPE}"
     found = _cached(final)
     if found is not None:
         return found
@@ -139,7 +142,6 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
     staging = final.parent / f".staging-{final.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     staging.mkdir()
     try:
-        driver = driver_plan(plan, wheelhouse.pip_wheel(installer), wheelhouse.build_constraints(installer))
         outcome = _make(ctx, entry, plan, driver, staging) | {"installer": installer.value}
         return _commit(staging, final, outcome)
     finally:

@@ -5,13 +5,16 @@ A final (or release-candidate) interpreter takes the wheels of its X.Y, pure or 
 interpreter (``3.12.0a3+``) reports the release's wheel tags, but its C ABI may differ from the
 release's, so only pure wheels serve it: compiled packages are built from their sdist against it.
 
-Which pip and build tools install them (:func:`installer_for`) depends on the interpreter's standard
-library, not on its version string: the tools of 2022 (pip 23.0.1, setuptools 65.6.3) import
-``pkgutil.ImpImporter``, which CPython removed on 2023-04-28 (e1f14643dc, 3.12.0b1), and the current
-ones need what 3.12 added before that (``shutil.rmtree(onexc=)`` 2023-03-19, ``tarfile.data_filter``
-2023-04-24). So a development interpreter whose ``pkgutil`` still has ``ImpImporter`` (3.11 and early
-3.12 development) gets the tools of 2022, and one without it (later 3.12 and all 3.13 development) the
-current ones, as a release does.
+Which pip and build tools install them (:func:`installer_for`) depends on the interpreter, not on its
+version string alone. A release takes the current ones. The current ones are wrong for a development
+interpreter: pip 26.3 imports ``warnings.deprecated`` on any 3.13 (added to main in November 2023, so
+ea72c6fe3b of August 2023 lacks it) and fails to parse a 3.12 development version (``Invalid version:
+'0.dev0'`` at fb8739f0b6). The tools of 2022 (pip 23.0.1, setuptools 65.6.3 pinned) import
+``pkgutil.ImpImporter``, which CPython removed on 2023-04-28 (e1f14643dc, 3.12.0b1). So a development
+interpreter whose ``pkgutil`` still has ``ImpImporter`` (3.11 and early 3.12 development) gets the
+tools of 2022, and one without it (later 3.12 and 3.13 development) pip 23.2.1 (July 2023, the pip of
+ea72c6fe3b's time) with setuptools 80.9.0 and wheel 0.45.1 pinned (the newest whose vendored packaging
+does not import ``warnings.deprecated`` on a 3.13, new enough for every sdist's build requirements).
 """
 
 from __future__ import annotations
@@ -45,14 +48,17 @@ class Installer(enum.StrEnum):
     """The pip and build tools a site is made with."""
 
     CURRENT = "current"  # the release pip, build requirements as each sdist asks
+    OF_2023 = "2023"  # pip 23.2.1, setuptools 80.9.0 / wheel 0.45.1 pinned for every build
     OF_2022 = "2022"  # pip 23.0.1 and setuptools 65.6.3 / wheel 0.38.4 pinned for every build
 
 
 def installer_for(python_version: str, has_imp_importer: bool) -> Installer:
     """Pure: a release takes the current tools; a development interpreter the tools of 2022 while its
-    ``pkgutil`` has ``ImpImporter`` (they import it; the current ones need 3.12's later stdlib), else
-    the current ones."""
-    return Installer.OF_2022 if is_development(python_version) and has_imp_importer else Installer.CURRENT
+    ``pkgutil`` has ``ImpImporter`` (they import it), else those of 2023 (the current pip needs a
+    newer development stdlib than these have)."""
+    if not is_development(python_version):
+        return Installer.CURRENT
+    return Installer.OF_2022 if has_imp_importer else Installer.OF_2023
 
 
 class Source(enum.StrEnum):
@@ -181,13 +187,19 @@ class Wheelhouse:
         """The pip wheel of ``installer`` (:func:`installer_for`)."""
         if installer is Installer.OF_2022:
             return self._file(str(self.index["development"]["pip"]), "pip (for development interpreters)", None)
+        if installer is Installer.OF_2023:
+            found = self.index.get("development_2023", {}).get("pip")
+            if found is None:
+                raise self.missing("pip of 2023 (for development interpreters)", None)
+            return self._file(str(found), "pip of 2023 (for development interpreters)", None)
         return self._file(str(self.index["pip"]), "pip", None)
 
     def build_constraints(self, installer: Installer) -> tuple[str, ...]:
         """Pins of the build tools an sdist build may use with ``installer`` (none for the current tools)."""
         if installer is Installer.CURRENT:
             return ()
-        return tuple(self.index.get("development", {}).get("constraints", ()))
+        key = "development" if installer is Installer.OF_2022 else "development_2023"
+        return tuple(self.index.get(key, {}).get("constraints", ()))
 
     def requirements(self, benchmark: str) -> tuple[str, ...] | None:
         """The benchmark's own requirements.txt lines; None if it has no requirements.txt."""

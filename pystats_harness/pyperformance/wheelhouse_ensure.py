@@ -68,9 +68,10 @@ def marked_versions(wheelhouse_dir: Path) -> frozenset[str]:
         doc = json.loads((wheelhouse_dir / "benchmarks" / MARKER).read_text())
     except (OSError, ValueError):
         return frozenset()
-    if not isinstance(doc, dict) or (doc.get("schema"), doc.get("pyperformance")) != (
+    if not isinstance(doc, dict) or (doc.get("schema"), doc.get("pyperformance"), doc.get("tools", 1)) != (
         fetch.SCHEMA,
         fetch.PYPERFORMANCE_VERSION,
+        fetch.TOOLS,
     ):
         return frozenset()
     return frozenset(str(v) for v in doc.get("versions", ()))
@@ -152,6 +153,7 @@ def _mark(wheelhouse_dir: Path, versions: Sequence[str], index: Mapping[str, Any
             {
                 "schema": fetch.SCHEMA,
                 "pyperformance": fetch.PYPERFORMANCE_VERSION,
+                "tools": fetch.TOOLS,
                 "versions": sorted(done),
                 "made": time.strftime("%Y-%m-%dT%H:%M:%S"),
             },

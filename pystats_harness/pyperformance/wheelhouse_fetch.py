@@ -44,6 +44,16 @@ PIP_VERSION = "26.3"
 #: tools of 2022 import); sdists whose build needs newer tools are reported as such.
 DEVELOPMENT_PIP_VERSION = "23.0.1"
 DEVELOPMENT_CONSTRAINTS = ("setuptools==65.6.3", "wheel==0.38.4")
+#: Development interpreters without pkgutil.ImpImporter (which the tools of 2022 import), on which the
+#: current pip fails (warnings.deprecated, a development version it cannot parse): the pip of mid-2023,
+#: and the newest build tools whose vendored packaging (24.2) does not import warnings.deprecated on a
+#: 3.13 (packaging 26 does; setuptools 84 vendors it) but new enough for every sdist's build requirements
+#: (markupsafe 3.0.4: setuptools>=77; msgpack 1.2.4: >=78.1.1; charset-normalizer: <84.3).
+DEVELOPMENT_2023_PIP_VERSION = "23.2.1"
+DEVELOPMENT_2023_CONSTRAINTS = ("setuptools==80.9.0", "wheel==0.45.1")
+#: Bumped when the tools the index names change: a wheelhouse marked complete with older tools is made
+#: again (fetching only what it lacks).
+TOOLS = 3
 SCHEMA = "pystats-harness/benchmark-wheelhouse/1"
 DEFAULT_VERSIONS = ("3.11", "3.12", "3.13")
 #: pip downloads at once (each pin's calls are independent; an sdist's metadata step is CPU-bound).
@@ -163,14 +173,12 @@ def tool(root: Path, spec: str) -> str:
     return f"tools/{download(root / 'tools', '--no-deps', '--only-binary=:all:', spec)[0]}"
 
 
-def development_tools(root: Path) -> list[str]:
+def development_tools(root: Path, constraints: Sequence[str] = DEVELOPMENT_CONSTRAINTS) -> list[str]:
     """The pinned build tools of development interpreters, in build/ (pure wheels, no dependencies)."""
-    wanted = [spec.replace("==", "-") + "-" for spec in DEVELOPMENT_CONSTRAINTS]
+    wanted = [spec.replace("==", "-") + "-" for spec in constraints]
     if all(any(p.name.startswith(w) for p in (root / "build").glob("*.whl")) for w in wanted):
         return sorted(f"build/{p.name}" for p in (root / "build").glob("*.whl") if p.name.startswith(tuple(wanted)))
-    return [
-        f"build/{n}" for n in download(root / "build", "--no-deps", "--only-binary=:all:", *DEVELOPMENT_CONSTRAINTS)
-    ]
+    return [f"build/{n}" for n in download(root / "build", "--no-deps", "--only-binary=:all:", *constraints)]
 
 
 def make(wheelhouse_dir: Path, versions: Sequence[str], log: Say, tick: Say) -> dict[str, Any]:
@@ -191,6 +199,11 @@ def make(wheelhouse_dir: Path, versions: Sequence[str], log: Say, tick: Say) -> 
             "pip": tool(root, f"pip=={DEVELOPMENT_PIP_VERSION}"),
             "constraints": list(DEVELOPMENT_CONSTRAINTS),
             "build_files": development_tools(root),
+        },
+        "development_2023": {
+            "pip": tool(root, f"pip=={DEVELOPMENT_2023_PIP_VERSION}"),
+            "constraints": list(DEVELOPMENT_2023_CONSTRAINTS),
+            "build_files": development_tools(root, DEVELOPMENT_2023_CONSTRAINTS),
         },
         "requirements": requirements_of(root / pyperformance),
         "versions": dict(old.get("versions", {})),  # X.Y not asked for this time are kept

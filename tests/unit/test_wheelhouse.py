@@ -73,7 +73,11 @@ def make_wheelhouse(tmp_path: Path, *, drop: str | None = None) -> Path:
         lock.write_text("".join(f"{p}\n" for p in pins))
         benchmarks[bench] = {"lock": f"locks/3.13/{bench}.txt", "pins": pins}
     files = [f for p in PACKAGES.values() for f in (p.get("wheel"), p.get("sdist")) if f]
-    tools = ["tools/pip-26.3-py3-none-any.whl", "tools/pip-23.0.1-py3-none-any.whl"]
+    tools = [
+        "tools/pip-26.3-py3-none-any.whl",
+        "tools/pip-23.0.1-py3-none-any.whl",
+        "tools/pip-23.2.1-py3-none-any.whl",
+    ]
     for f in [*files, *tools, "tools/pyperformance-1.14.0-py3-none-any.whl"]:
         if f.rsplit("/", 1)[-1] != drop:
             (root / f).parent.mkdir(parents=True, exist_ok=True)
@@ -83,6 +87,7 @@ def make_wheelhouse(tmp_path: Path, *, drop: str | None = None) -> Path:
         "pyperformance": {"version": "1.14.0", "wheel": "tools/pyperformance-1.14.0-py3-none-any.whl"},
         "pip": "tools/pip-26.3-py3-none-any.whl",
         "development": {"pip": "tools/pip-23.0.1-py3-none-any.whl", "constraints": ["setuptools==65.6.3"]},
+        "development_2023": {"pip": "tools/pip-23.2.1-py3-none-any.whl", "constraints": ["setuptools==80.9.0"]},
         "requirements": {bench: pins for bench, pins in locks.items()},
         "versions": {"3.13": {"benchmarks": benchmarks, "packages": PACKAGES}},
     }
@@ -162,6 +167,8 @@ def test_plan_reads_the_lock_and_chooses_per_interpreter(tmp_path: Path) -> None
     plan = driver_plan(development, wheelhouse.pip_wheel(old), wheelhouse.build_constraints(old))
     assert plan["pip"] == "/wheels/benchmarks/tools/pip-23.0.1-py3-none-any.whl"
     assert plan["constraints"] == ["setuptools==65.6.3"]
+    assert wheelhouse.pip_wheel(Installer.OF_2023).name == "pip-23.2.1-py3-none-any.whl"
+    assert wheelhouse.build_constraints(Installer.OF_2023) == ("setuptools==80.9.0",)
     assert plan["sdists"] == [["pyyaml", "/wheels/benchmarks/files/PyYAML-6.0.1.tar.gz"]] and plan["wheels"] == []
 
 
@@ -173,8 +180,8 @@ def test_plan_reads_the_lock_and_chooses_per_interpreter(tmp_path: Path) -> None
         ("3.12.0rc1", False, Installer.CURRENT),
         ("3.11.0a6+", True, Installer.OF_2022),  # development, pkgutil.ImpImporter still there
         ("3.12.0a7+", True, Installer.OF_2022),
-        ("3.12.0b1", False, Installer.CURRENT),  # removed on 2023-04-28 (e1f14643dc): the tools of 2022 import it
-        ("3.13.0a0", False, Installer.CURRENT),
+        ("3.12.0b1", False, Installer.OF_2023),  # removed on 2023-04-28 (e1f14643dc): the tools of 2022 import it
+        ("3.13.0a0", False, Installer.OF_2023),  # pip 26.3 imports warnings.deprecated on any 3.13
     ],
 )
 def test_the_installer_follows_the_interpreters_stdlib_not_its_version(
