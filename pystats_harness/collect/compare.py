@@ -5,11 +5,18 @@ Metrics per benchmark (every count per loop):
   executed                          instructions executed per loop
   <FAMILY>.hit_ratio / .miss_ratio / .deopt_ratio   hit, miss, deopt over (hit + miss) of the family
                                     (pystats_harness/results/metrics.py computes them, for the store too)
+  <FAMILY>.deferred_share           deferred over the family's executions: the share that ran the
+                                    adaptive instruction backing off instead of a specialized form
   <FAMILY>.failure.<kind>           specialization failures of that kind per loop
 
-A change is interesting when a ratio moves by at least ``ratio_threshold`` (absolute, 0.10 = ten
-percentage points) or a per-loop count by at least ``count_threshold`` (relative), for families
-that execute at least ``min_share`` of the benchmark's instructions in base or head.
+A change is interesting when a ratio or the deferred share moves by at least ``ratio_threshold``
+(absolute, 0.10 = ten percentage points) or a per-loop count by at least ``count_threshold``
+(relative), for families that execute at least ``min_share`` of the benchmark's instructions in base
+or head. A failure kind is a count of specialization attempts, not of executions (a failure backs
+the instruction off for many executions): it is interesting when it moves by ``count_threshold`` and
+by at least ``ratio_threshold`` of the family's failures, appearing or gone included (ea72c6fe3b's
+``str[int]`` specialization: tomli_loads's BINARY_SUBSCR ``string int`` failures gone, its deferred
+share from 84 % to 4 %, its hit ratio over hits and misses ~100 % on both sides).
 """
 
 from __future__ import annotations
@@ -78,6 +85,14 @@ class SuiteComparison:
         }
 
 
+#: Metrics that are fractions of 1, compared in percentage points.
+FRACTIONS = (*stored.RATIOS, stored.SHARE)
+
+
+def is_fraction(metric: str) -> bool:
+    return metric in FRACTIONS
+
+
 def _per_loop(c: Collection) -> dict[str, float]:
     loops = float(c.metadata.get("loops") or 1)
     return {k: v / loops for k, v in c.counters.items()}
@@ -96,8 +111,10 @@ def metrics(counters: Mapping[str, float]) -> dict[tuple[str, str], float]:
             out[(family, "share")] = value / executed if executed else 0.0
         elif rest.startswith("specialization.failure_kinds."):
             out[(family, "failure." + rest.rsplit(".", 1)[1])] = value
+        elif rest == "specialization.failure":
+            out[(family, "failures")] = value
     families = {k.split(".")[1] for k in counters if k.startswith("family.") and k.endswith(".specialization.hit")}
-    for family, ratio in ((f, r) for f in families for r in stored.RATIOS):
+    for family, ratio in ((f, r) for f in families for r in FRACTIONS):
         found = stored.value(f"family.{family}.specialization.{ratio}", counters)
         if found is not None:  # a family that neither hit nor missed has no ratio
             out[(family, ratio)] = found
@@ -105,15 +122,25 @@ def metrics(counters: Mapping[str, float]) -> dict[tuple[str, str], float]:
 
 
 def _interesting(
-    metric: str, base: float | None, head: float | None, share: float, family_exec: float, t: Thresholds
+    metric: str,
+    base: float | None,
+    head: float | None,
+    share: float,
+    family_exec: float,
+    t: Thresholds,
+    family_failures: float = 0.0,
 ) -> bool:
-    """Ratios: an absolute move (or a family that specializes in one run only); counts: a relative
-    move that is also at least ``min_share`` of the family's executions (failures of a hot family)."""
-    if metric == "share" or (metric != "executed" and share < t.min_share):
+    """Ratios and the deferred share: an absolute move (or a family that specializes in one run only);
+    failure kinds: a relative move that is also ``ratio`` of the family's failures (appearing or gone);
+    counts: a relative move that is also at least ``min_share`` of the family's executions."""
+    if metric in ("share", "failures") or (metric != "executed" and share < t.min_share):
         return False
+    if metric.startswith("failure."):
+        a, b = base or 0.0, head or 0.0
+        return abs(b - a) >= t.count * max(abs(a), 1.0) and abs(b - a) >= t.ratio * family_failures
     if base is None or head is None:
         return metric == "hit_ratio"
-    if metric.endswith("_ratio"):
+    if is_fraction(metric):
         return abs(head - base) >= t.ratio
     big_enough = metric == "executed" or abs(head - base) >= t.min_share * family_exec
     return big_enough and abs(head - base) >= t.count * max(abs(base), 1.0)
@@ -128,8 +155,10 @@ def compare_benchmark(name: str, base: Collection, head: Collection, t: Threshol
         family_exec = max(
             a.get((family, "share"), 0.0) * a[("", "executed")], b.get((family, "share"), 0.0) * b[("", "executed")]
         )
-        if metric != "share":
-            changes.append(Change(name, metric, family, va, vb, _interesting(metric, va, vb, share, family_exec, t)))
+        failures = max(a.get((family, "failures"), 0.0), b.get((family, "failures"), 0.0))
+        if metric not in ("share", "failures"):
+            flagged = _interesting(metric, va, vb, share, family_exec, t, failures)
+            changes.append(Change(name, metric, family, va, vb, flagged))
     return changes
 
 
@@ -161,7 +190,7 @@ def compare_outputs(base_dir: Path, head_dir: Path, t: Thresholds = Thresholds()
 def _fmt(metric: str, value: float | None) -> str:
     if value is None:
         return "—"
-    return f"{value:.1%}" if metric.endswith("_ratio") else f"{value:,.1f}"
+    return f"{value:.1%}" if is_fraction(metric) else f"{value:,.1f}"
 
 
 def _label(meta: Mapping[str, Any]) -> str:
@@ -170,18 +199,18 @@ def _label(meta: Mapping[str, Any]) -> str:
 
 
 def to_markdown(cmp: SuiteComparison, limit: int = 200) -> str:
-    flagged = sorted(cmp.interesting, key=lambda c: (c.benchmark, not c.metric.endswith("_ratio"), -abs(c.delta)))
+    flagged = sorted(cmp.interesting, key=lambda c: (c.benchmark, not is_fraction(c.metric), -abs(c.delta)))
     lines = [
         f"## pystats: {_label(cmp.head)} vs {_label(cmp.base)}",
         "",
         f"{len(flagged)} interesting changes over {len({c.benchmark for c in cmp.changes})} benchmarks "
-        "(ratios: hit/miss/deopt over hit+miss of the family; counts per loop).",
+        "(ratios: hit/miss/deopt over hit+miss of the family, deferred share over its executions; counts per loop).",
         "",
         "| Benchmark | Family | Metric | Base | Head | Change |",
         "|:---|:---|:---|---:|---:|---:|",
     ]
     for c in flagged[:limit]:
-        change = f"{c.delta:+.1%}" if c.metric.endswith("_ratio") else _relative(c)
+        change = f"{c.delta:+.1%}" if is_fraction(c.metric) else _relative(c)
         lines.append(
             f"| `{c.benchmark}` | `{c.family or '—'}` | {c.metric} | {_fmt(c.metric, c.base)} | {_fmt(c.metric, c.head)} | {change} |"
         )

@@ -9,7 +9,7 @@ from dataclasses import asdict
 from typing import Any
 
 from pystats_harness.collect import tier2_rates
-from pystats_harness.collect.compare import Change
+from pystats_harness.collect.compare import Change, is_fraction
 from pystats_harness.collect.report import MEANING, detail
 from pystats_harness.collect.trust import Verdict
 from pystats_harness.diff.result import DiffResult
@@ -25,7 +25,12 @@ def metric_name(c: Change) -> str:
     """``LOAD_ATTR hit ratio``, ``CALL failure bound method``, ``instructions executed``."""
     if c.metric == "executed":
         return "instructions executed"
-    what = c.metric.replace("_ratio", " ratio").replace("failure.", "failure ").replace("_", " ")
+    what = (
+        c.metric.replace("_ratio", " ratio")
+        .replace("_share", " share")
+        .replace("failure.", "failure ")
+        .replace("_", " ")
+    )
     return f"`{c.family}` {what}"
 
 
@@ -35,7 +40,7 @@ def value(c: Change, v: float | None) -> str:
 
 def change(c: Change) -> str:
     """Ratios in percentage points, counts relative to the base (``new``, ``gone``)."""
-    if c.metric.endswith("_ratio"):
+    if is_fraction(c.metric):
         return "new" if c.base is None else "gone" if c.head is None else f"{c.delta * 100:+.1f} pp"
     if not c.base or c.head is None:
         return "new" if not c.base else "gone"
@@ -50,7 +55,7 @@ def ordered(result: DiffResult) -> list[Change]:
         key=lambda c: (
             trusted.get(c.benchmark, False),
             c.benchmark,
-            not c.metric.endswith("_ratio"),
+            not is_fraction(c.metric),
             -round(abs(c.delta), 9),
             c.metric,
         ),

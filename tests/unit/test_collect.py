@@ -354,6 +354,46 @@ def test_suite_compare_flags_ratio_moves_and_specializing_families() -> None:
     ].interesting
 
 
+def test_suite_compare_flags_a_deferred_share_move_and_a_failure_kind_gone() -> None:
+    """ea72c6fe3b (str[int]) on tomli_loads, per loop: BINARY_SUBSCR's hits over hits and misses stay ~100 %,
+    but the executions that back off instead of specializing fall from 84 % to 4 %, and the ``string int``
+    failures (a few thousand attempts against millions of executions) are gone."""
+    common = {"opcode.BINARY_SUBSCR.execution_count": 24_881_503, "family.BINARY_SUBSCR.execution_count": 24_881_503}
+    base = _collection(
+        1,
+        **common,
+        **{
+            "family.BINARY_SUBSCR.specialization.hit": 4_015_180,
+            "family.BINARY_SUBSCR.specialization.miss": 10,
+            "family.BINARY_SUBSCR.specialization.deferred": 20_851_000,
+            "family.BINARY_SUBSCR.specialization.failure": 5_266,
+            "family.BINARY_SUBSCR.specialization.failure_kinds.string_int": 4_931,
+            "family.BINARY_SUBSCR.specialization.failure_kinds.out_of_range": 319,
+        },
+    )
+    head = _collection(
+        1,
+        **common,
+        **{
+            "family.BINARY_SUBSCR.specialization.hit": 23_777_255,
+            "family.BINARY_SUBSCR.specialization.miss": 71,
+            "family.BINARY_SUBSCR.specialization.deferred": 1_092_000,
+            "family.BINARY_SUBSCR.specialization.failure": 335,
+            "family.BINARY_SUBSCR.specialization.failure_kinds.out_of_range": 319,
+        },
+    )
+    changes = {
+        (c.family, c.metric): c for c in suite_compare.compare_benchmark("b", base, head, suite_compare.Thresholds())
+    }
+    assert not changes[("BINARY_SUBSCR", "hit_ratio")].interesting  # ~100 % on both sides
+    deferred = changes[("BINARY_SUBSCR", "deferred_share")]
+    assert deferred.interesting and round(deferred.base or 0, 3) == 0.838 and round(deferred.head or 0, 3) == 0.044
+    gone = changes[("BINARY_SUBSCR", "failure.string_int")]
+    assert gone.interesting and (gone.base, gone.head) == (4_931, None)
+    assert not changes[("BINARY_SUBSCR", "failure.out_of_range")].interesting  # unchanged
+    assert ("BINARY_SUBSCR", "failures") not in changes  # the family's total is a denominator, not a metric
+
+
 def test_suite_compare_needs_complete_outputs(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not a complete collect output"):
         suite_compare.compare_outputs(tmp_path, tmp_path)
