@@ -24,6 +24,14 @@ from pystats_harness.resources import CONFIGURATIONS_TOML
 #: task to the plan (a bare string is not one; :func:`config_name` makes one from the known names).
 ConfigName = NewType("ConfigName", str)
 DEFAULT = ConfigName("default")
+#: The free-threaded build (``--disable-gil``): its ABI is ``cp3Nt`` and its object counters depend on
+#: whether the process has started a thread (gh-117783).
+FREE_THREADING = ConfigName("freethreading")
+
+
+def is_free_threaded(manifest: Mapping[str, Any]) -> bool:
+    """Whether a build's manifest is of the free-threaded configuration."""
+    return manifest.get("configuration") == FREE_THREADING
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.infra.runner import SOURCE_IN_CONTAINER, RunRequest, run_python
-from pystats_harness.stats.names import NameTables
 from pystats_harness.stats.summarize_for import ScriptReads, for_script
 
 SCRIPT = "Tools/scripts/summarize_stats.py"
@@ -72,7 +71,11 @@ def render_exports(ctx: Context, entry: CacheEntry, commit: CommitInfo, base: by
     script = path.read_text(errors="replace")
     if not reads_two_inputs(script):
         return Rendered(what, None, f"{what} takes no inputs (it reads /tmp/py_stats only): it cannot compare two")
-    names = NameTables.from_dict(json.loads(entry.names_path.read_text()))
+    names = entry.names()
+    if names is None:
+        return Rendered(
+            what, None, f"the head's build has no names.json, so its opcodes cannot be numbered for {SCRIPT}"
+        )
     reads = ScriptReads.of(script)
     adapted = {side: for_script(json.loads(doc), reads, names) for side, doc in (("base", base), ("head", head))}
     notes = [a.note(side, what) for side, a in adapted.items() if a.dropped]

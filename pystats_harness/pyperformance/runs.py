@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.builder.cache import BuildInfo, CacheEntry
+from pystats_harness.builder.configurations import is_free_threaded
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
@@ -47,7 +48,7 @@ THREAD_STATE_NOTE = (
 
 def same_thread_state(entry: BuildInfo) -> bool:
     """Whether the build's processes are put in one thread state (a free-threaded build: gh-117783)."""
-    return entry.manifest().get("configuration") == "freethreading"
+    return is_free_threaded(entry.manifest())
 
 
 def _thread_state(entry: CacheEntry) -> list[str]:

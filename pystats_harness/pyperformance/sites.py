@@ -11,6 +11,7 @@ same build and files fail the same way).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.builder.cache import CacheEntry
+from pystats_harness.builder.configurations import is_free_threaded
 from pystats_harness.errors import RunFailed
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
@@ -113,10 +115,16 @@ def _cached(final: Path) -> SiteReady | SiteSkipped | None:
 
 
 def has_imp_importer(entry: CacheEntry) -> bool:
-    """Whether the build's ``pkgutil`` still has ``ImpImporter`` (read from its installed stdlib)."""
-    found = sorted(entry.install_dir.glob("lib/python3*/pkgutil.py"))
+    """Whether the build's ``pkgutil`` still has ``ImpImporter`` (read from its installed stdlib, once
+    per build: a complete entry never changes)."""
+    return _has_imp_importer(entry.install_dir, entry.key)
+
+
+@functools.lru_cache(maxsize=64)
+def _has_imp_importer(install_dir: Path, key: str) -> bool:
+    found = sorted(install_dir.glob("lib/python3*/pkgutil.py"))
     if not found:
-        raise RunFailed(f"build {entry.key} has no lib/python3*/pkgutil.py under {entry.install_dir}")
+        raise RunFailed(f"build {key} has no lib/python3*/pkgutil.py under {install_dir}")
     return "class ImpImporter" in found[0].read_text(errors="replace")
 
 
@@ -127,7 +135,7 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
     if wheelhouse.requirements(benchmark_dir) is None:
         return _empty_site(ctx)
     python_version = str(entry.manifest()["python"]["version"])
-    free_threaded = entry.manifest().get("configuration") == "freethreading"  # --disable-gil: ABI cp3Nt
+    free_threaded = is_free_threaded(entry.manifest())  # --disable-gil: ABI cp3Nt
     plan = wheelhouse.plan(python_version, benchmark_dir, free_threaded)
     if isinstance(plan, Unavailable):
         return SiteSkipped(plan.package, plan.reason)

@@ -52,6 +52,10 @@ class Installer(enum.StrEnum):
     OF_2022 = "2022"  # pip 23.0.1 and setuptools 65.6.3 / wheel 0.38.4 pinned for every build
 
 
+#: Where the index keeps each development installer's pip and constraints (the current tools: ``pip``).
+_INDEX_KEYS = {Installer.OF_2022: "development", Installer.OF_2023: "development_2023"}
+
+
 def installer_for(python_version: str, has_imp_importer: bool) -> Installer:
     """Pure: a release takes the current tools; a development interpreter the tools of 2022 while its
     ``pkgutil`` has ``ImpImporter`` (they import it), else those of 2023 (the current pip needs a
@@ -185,21 +189,19 @@ class Wheelhouse:
 
     def pip_wheel(self, installer: Installer) -> Path:
         """The pip wheel of ``installer`` (:func:`installer_for`)."""
-        if installer is Installer.OF_2022:
-            return self._file(str(self.index["development"]["pip"]), "pip (for development interpreters)", None)
-        if installer is Installer.OF_2023:
-            found = self.index.get("development_2023", {}).get("pip")
-            if found is None:
-                raise self.missing("pip of 2023 (for development interpreters)", None)
-            return self._file(str(found), "pip of 2023 (for development interpreters)", None)
-        return self._file(str(self.index["pip"]), "pip", None)
+        key = _INDEX_KEYS.get(installer)
+        if key is None:
+            return self._file(str(self.index["pip"]), "pip", None)
+        what = f"pip of {installer.value} (for development interpreters)"
+        found = self.index.get(key, {}).get("pip")
+        if found is None:
+            raise self.missing(what, None)
+        return self._file(str(found), what, None)
 
     def build_constraints(self, installer: Installer) -> tuple[str, ...]:
         """Pins of the build tools an sdist build may use with ``installer`` (none for the current tools)."""
-        if installer is Installer.CURRENT:
-            return ()
-        key = "development" if installer is Installer.OF_2022 else "development_2023"
-        return tuple(self.index.get(key, {}).get("constraints", ()))
+        key = _INDEX_KEYS.get(installer)
+        return () if key is None else tuple(self.index.get(key, {}).get("constraints", ()))
 
     def requirements(self, benchmark: str) -> tuple[str, ...] | None:
         """The benchmark's own requirements.txt lines; None if it has no requirements.txt."""
