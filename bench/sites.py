@@ -6,7 +6,8 @@ the interpreter; or skipped, with why).
 
 Builds the revision if it is not cached (the one door, builder/obtain.py) and makes the benchmark
 wheelhouse if it is not complete. Prints a table, and a last line ``N of M sites ready, K skipped``;
-exits 1 when one is skipped. Uses the settings of the default cache (INVOKE_PYSTATS_* apply).
+exits 1 when one is skipped, and with the harness's exit code and its one line on bad input (an unknown
+revision: 3). Uses the settings of the default cache (INVOKE_PYSTATS_* apply).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from pystats_harness.builder.configurations import ConfigName
 from pystats_harness.builder.obtain import obtain, plan_for
 from pystats_harness.builder.recipe import Recipe
-from pystats_harness.cli.common import context, resolve
+from pystats_harness.cli.common import context, error_exit, resolve
 from pystats_harness.pyperformance.sites import SiteReady, benchmark_data_dir, prepare_site
 from pystats_harness.pyperformance.wheelhouse import read_wheelhouse
 
@@ -67,4 +68,11 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (Exception, KeyboardInterrupt) as exc:
+        found = error_exit(exc)
+        if found is None:
+            raise
+        print(found[0], file=sys.stderr)
+        sys.exit(found[1])
