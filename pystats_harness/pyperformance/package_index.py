@@ -80,17 +80,31 @@ def is_pure(wheel: str) -> bool:
     return wheel.endswith("-none-any.whl")
 
 
-def resolve(requirements: list[str], version: str, arch: str) -> list[str]:
-    """Exact pins for ``version`` (uv pip compile; markers evaluated for that X.Y on Linux ``arch``)."""
+def resolve(
+    requirements: list[str], version: str, arch: str, *, as_of: str | None = None, no_deps: bool = False
+) -> list[str]:
+    """Exact pins for ``version`` (uv pip compile; markers evaluated for that X.Y on Linux ``arch``);
+    ``as_of`` (``YYYY-MM-DD``): only files uploaded before that day; ``no_deps``: the requirements alone."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt") as req:
         req.write("\n".join(requirements) + "\n")
         req.flush()
         command = [sys.executable, "-m", "uv", "pip", "compile", "--quiet", "--no-header", "--no-annotate",
-                   "--python-version", version, "--python-platform", f"{arch}-{MANYLINUX}", req.name]  # fmt: skip
+                   "--no-python-downloads", "--python-version", version, "--python-platform", f"{arch}-{MANYLINUX}",
+                   *(["--exclude-newer", as_of] if as_of else []), *(["--no-deps"] if no_deps else []), req.name]  # fmt: skip
         result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        raise RuntimeError(f"resolving {requirements} for {version} failed: {last_error(result.stderr)}")
+        when = f" as of {as_of}" if as_of else ""
+        raise RuntimeError(f"resolving {requirements} for {version}{when} failed: {last_error(result.stderr)}")
     return [line.strip() for line in result.stdout.splitlines() if "==" in line]
+
+
+def published_before(requirements: list[str], version: str, arch: str, day: str) -> bool:
+    """Whether every one of ``requirements`` (exact pins) was on the index before ``day``."""
+    try:
+        resolve(requirements, version, arch, as_of=day, no_deps=True)
+    except RuntimeError:
+        return False
+    return True
 
 
 def sdist_build_requires(sdist: Path) -> list[str]:
