@@ -46,7 +46,7 @@ def main() -> int:
     wanted = args.benchmarks.split(",") if args.benchmarks else sorted(wheelhouse.index["requirements"])
     version = entry.manifest()["python"]["version"]
     table = Table(title=f"sites of {args.rev} ({commit.short}, Python {version}, --config {args.config})")
-    for column in ("benchmark", "outcome", "tools", "compiled here", "seconds"):
+    for column in ("benchmark", "outcome", "tools", "lock", "compiled here", "seconds"):
         table.add_column(column)
     skipped = 0
     for bench in wanted:
@@ -57,10 +57,11 @@ def main() -> int:
             outcome_file = site.path.parent / "outcome.json"
             outcome = json.loads(outcome_file.read_text()) if outcome_file.is_file() else {}
             built = ", ".join(name.split("-")[0] for name in outcome.get("built", []))
-            table.add_row(bench, "ready", outcome.get("installer", "-"), built or "-", seconds)
+            lock = outcome.get("lock", "-")
+            table.add_row(bench, "ready", outcome.get("installer", "-"), lock, built or "-", seconds)
         else:
             skipped += 1
-            table.add_row(bench, f"[red]{site}[/red]", "", "", seconds)
+            table.add_row(bench, f"[red]{site}[/red]", "", "", "", seconds)
     console = Console(width=200)
     console.print(table)
     console.print(f"{len(wanted) - skipped} of {len(wanted)} sites ready, {skipped} skipped")

@@ -150,7 +150,10 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
     staging = final.parent / f".staging-{final.name}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     staging.mkdir()
     try:
-        outcome = _make(ctx, entry, plan, driver, staging) | {"installer": installer.value}
+        outcome = _make(ctx, entry, plan, driver, staging) | {
+            "installer": installer.value,
+            "lock": plan.lock.describe(),
+        }
         return _commit(staging, final, outcome)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -65,6 +65,21 @@ def installer_for(python_version: str, has_imp_importer: bool) -> Installer:
     return Installer.OF_2022 if has_imp_importer else Installer.OF_2023
 
 
+#: The first line of a development lock: the day before which the index was read.
+AS_OF_PREFIX = "# index as of "
+
+
+def lock_pins(text: str) -> list[str]:
+    """Pure: the pins of a lock file's text (comment lines skipped)."""
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def lock_as_of(text: str) -> str | None:
+    """Pure: the day a development lock read the index as of, or None (a release lock)."""
+    first = text.splitlines()[0] if text else ""
+    return first.removeprefix(AS_OF_PREFIX) if first.startswith(AS_OF_PREFIX) else None
+
+
 class Source(enum.StrEnum):
     WHEEL = "wheel"
     SDIST = "sdist"
@@ -119,6 +134,15 @@ class Lock:
     python: str  # X.Y
     pins: tuple[str, ...]
     sha256: str
+    as_of: str | None = None  # a development lock: the index as it stood before this day (YYYY-MM-DD)
+
+    def describe(self) -> str:
+        """``3.13 lock`` or ``3.13 development lock (index as of 2024-11-01)``."""
+        return (
+            f"{self.python} lock"
+            if self.as_of is None
+            else f"{self.python} development lock (index as of {self.as_of})"
+        )
 
 
 @dataclass(frozen=True)
@@ -216,20 +240,24 @@ class Wheelhouse:
             package=package,
         )
 
-    def lock(self, python: str, benchmark: str) -> Lock:
+    def lock(self, python: str, benchmark: str, development: bool = False) -> Lock:
+        """The benchmark's lock on X.Y ``python``; ``development``: its development lock where the
+        wheelhouse has one (see wheelhouse_fetch.era), else the release lock."""
         entry = self.index["versions"].get(python, {}).get("benchmarks", {}).get(benchmark)
         if entry is None or entry.get("lock") is None:
             raise self.missing(f"the lock of {benchmark}", python)
-        path = self._file(entry["lock"], f"the lock of {benchmark}", python)
+        chosen = entry.get("development") if development and (entry.get("development") or {}).get("lock") else entry
+        path = self._file(chosen["lock"], f"the lock of {benchmark}", python)
         text = path.read_text()
-        pins = tuple(line.strip() for line in text.splitlines() if line.strip())
-        return Lock(benchmark, python, pins, hashlib.sha256(text.encode()).hexdigest())
+        return Lock(
+            benchmark, python, tuple(lock_pins(text)), hashlib.sha256(text.encode()).hexdigest(), lock_as_of(text)
+        )
 
     def plan(self, python_version: str, benchmark: str, free_threaded: bool = False) -> SitePlan | Unavailable:
         """Pure but for reading the index and checking that the chosen files exist (``free_threaded``: the
         interpreter's ABI is ``cp3Nt``: compiled packages come from their sdists, as for a development one)."""
         python = short_version(python_version)
-        lock = self.lock(python, benchmark)
+        lock = self.lock(python, benchmark, development=is_development(python_version))
         packages = self.index["versions"][python].get("packages", {})
         choices = []
         for pin in lock.pins:

@@ -6,6 +6,9 @@
               compiled), and the sdist of every package without a pure wheel (built in the builder image)
   build/      the sdists' build requirements (pure wheels where they exist), pip's --find-links
   locks/X.Y/bm_NAME.txt   each benchmark's requirements fully resolved for X.Y (exact pins)
+  locks/X.Y-development/bm_NAME.txt   the same, resolved as the index stood in the month after the
+              newest of the benchmark's own pins was published (for development interpreters, see
+              :func:`era`; its first line ``# index as of YYYY-MM-DD``), or bm_NAME.none: why none could be made
   index.json  per X.Y: the locks (sha256) and, per pin, its wheel, its sdist and why there is none
 
 Idempotent: a lock that exists is kept and a pin in index.json with its files present is not fetched
@@ -15,7 +18,9 @@ downloads (``pip download --no-deps``, per pin) are :mod:`.package_index`'s.
 
 from __future__ import annotations
 
+import bisect
 import concurrent.futures
+import datetime
 import json
 import platform
 import zipfile
@@ -27,11 +32,13 @@ from pystats_harness.infra.fs import sha256_file, write_json_atomic, write_text_
 from pystats_harness.pyperformance.package_index import (
     download,
     is_pure,
+    published_before,
     pure_args,
     resolve,
     sdist_build_requires,
     wheel_args,
 )
+from pystats_harness.pyperformance.wheelhouse import AS_OF_PREFIX, lock_as_of, lock_pins
 
 #: A progress callback: one line of text.
 Say = Callable[[str], None]
@@ -53,11 +60,62 @@ DEVELOPMENT_2023_PIP_VERSION = "23.2.1"
 DEVELOPMENT_2023_CONSTRAINTS = ("setuptools==80.9.0", "wheel==0.45.1")
 #: Bumped when the tools the index names change: a wheelhouse marked complete with older tools is made
 #: again (fetching only what it lacks).
-TOOLS = 3
+TOOLS = 4
+#: The earliest month :func:`era` considers (every benchmark pin of pyperformance 1.14 is newer).
+ERA_START = datetime.date(2015, 1, 1)
 SCHEMA = "pystats-harness/benchmark-wheelhouse/1"
 DEFAULT_VERSIONS = ("3.11", "3.12", "3.13")
 #: pip downloads at once (each pin's calls are independent; an sdist's metadata step is CPU-bound).
 DOWNLOAD_WORKERS = 4
+
+
+def month_starts(first: datetime.date, today: datetime.date) -> list[datetime.date]:
+    """Pure: the first day of every month from ``first``'s to the one after ``today``'s."""
+    months, day = [], first.replace(day=1)
+    while day <= today:
+        day = (day + datetime.timedelta(days=32)).replace(day=1)
+        months.append(day)
+    return [first.replace(day=1), *months]
+
+
+def era(requirements: list[str], version: str, arch: str, today: datetime.date) -> str | None:
+    """The first day of the month after the newest of ``requirements`` was published (``YYYY-MM-DD``), or
+    None if not all are published. A development interpreter takes its benchmarks' pins with what they
+    need as the index stood then: their dependencies' later releases assume the final release of the
+    interpreter's X.Y (click 8.2+ passes ``TypeVar(default=)``, packaging 26 imports
+    ``warnings.deprecated`` on any 3.13), which a development build of that X.Y may not have."""
+    months = month_starts(ERA_START, today)
+    found = bisect.bisect_left(
+        months, True, key=lambda day: published_before(requirements, version, arch, day.isoformat())
+    )
+    return months[found].isoformat() if found < len(months) else None
+
+
+def development_lock(root: Path, version: str, bench: str, lines: list[str], arch: str, today: datetime.date) -> dict:
+    """The development lock of ``bench`` on ``version`` (kept once written), as an index entry."""
+    lock = root / "locks" / f"{version}-development" / f"{bench}.txt"
+    none = lock.with_suffix(".none")  # why there is none, kept like a lock: a second run asks nothing
+    if none.is_file():
+        return {"lock": None, "note": none.read_text().strip()}
+    if not lock.is_file():
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        as_of = era(lines, version, arch, today)
+        if as_of is None:
+            write_text_atomic(none, f"not every one of {lines} is published\n")
+            return development_lock(root, version, bench, lines, arch, today)
+        try:
+            pins = resolve(lines, version, arch, as_of=as_of)
+        except RuntimeError as exc:
+            write_text_atomic(none, f"{exc}\n")
+            return development_lock(root, version, bench, lines, arch, today)
+        write_text_atomic(lock, f"{AS_OF_PREFIX}{as_of}\n" + "".join(f"{pin}\n" for pin in pins))
+    text = lock.read_text()
+    return {
+        "lock": str(lock.relative_to(root)),
+        "sha256": sha256_file(lock),
+        "pins": lock_pins(text),
+        "as_of": lock_as_of(text),
+    }
 
 
 def requirements_of(pyperformance_wheel: Path) -> dict[str, list[str]]:
@@ -144,9 +202,20 @@ def prepare_version(
                 log(f"Python {version} {bench}: {exc}")
                 continue
             write_text_atomic(lock, "".join(f"{pin}\n" for pin in pins))  # a lock that exists is kept
-        pins = [line.strip() for line in lock.read_text().splitlines() if line.strip()]
+        pins = lock_pins(lock.read_text())
         benchmarks[bench] = {"lock": str(lock.relative_to(root)), "sha256": sha256_file(lock), "pins": pins}
-    missing, wanted = [], sorted({pin for entry in benchmarks.values() for pin in entry.get("pins", [])})
+    with concurrent.futures.ThreadPoolExecutor(DOWNLOAD_WORKERS) as pool:
+        today = datetime.date.today()
+        made = pool.map(
+            lambda item: development_lock(root, version, item[0], item[1], arch, today), requirements.items()
+        )
+        for bench, development in zip(requirements, made, strict=True):
+            if bench in benchmarks:
+                benchmarks[bench]["development"] = development
+            if development["lock"] is None:
+                log(f"Python {version} {bench}: no development lock: {development['note']}")
+    every_lock = [e for entry in benchmarks.values() for e in (entry, entry.get("development", {}))]
+    missing, wanted = [], sorted({pin for entry in every_lock for pin in entry.get("pins", [])})
     for pin in wanted:
         if pin in packages and present(root, packages[pin]):
             continue

@@ -3,6 +3,7 @@ final and development interpreters, the one-line errors, pip's failure line, the
 
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import tarfile
@@ -15,6 +16,7 @@ from pystats_harness.pyperformance import sitedriver
 from pystats_harness.pyperformance.errors import WheelMissing
 from pystats_harness.pyperformance.sites import SiteSkipped, driver_plan
 from pystats_harness.pyperformance.wheelhouse import (
+    AS_OF_PREFIX,
     SCHEMA,
     Choice,
     Installer,
@@ -26,9 +28,12 @@ from pystats_harness.pyperformance.wheelhouse import (
     failure_line,
     installer_for,
     is_development,
+    lock_as_of,
+    lock_pins,
     read_wheelhouse,
     short_version,
 )
+from pystats_harness.pyperformance.wheelhouse_fetch import development_lock, month_starts
 
 PACKAGES = {
     "pyyaml==6.0.1": {
@@ -275,3 +280,63 @@ def test_fetch_reads_build_requirements_from_an_sdist(tmp_path: Path) -> None:
         assert fetch.sdist_build_requires(sdist) == expected
     assert fetch.is_pure("six-1.16.0-py2.py3-none-any.whl") and not fetch.is_pure("x-1-cp313-cp313-linux.whl")
     assert "--abi" in fetch.wheel_args("3.13", "x86_64") and "cp313" in fetch.wheel_args("3.13", "x86_64")
+
+
+def _add_development_lock(root: Path, bench: str, pins: list[str], as_of: str) -> None:
+    lock = root / "benchmarks" / "locks" / "3.13-development" / f"{bench}.txt"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text(f"{AS_OF_PREFIX}{as_of}\n" + "".join(f"{p}\n" for p in pins))
+    index_file = root / "benchmarks" / "index.json"
+    index = json.loads(index_file.read_text())
+    entry = {"lock": f"locks/3.13-development/{bench}.txt", "pins": pins, "as_of": as_of}
+    index["versions"]["3.13"]["benchmarks"][bench]["development"] = entry
+    index["versions"]["3.13"]["benchmarks"]["bm_tomli_loads"]["development"] = {"lock": None, "note": "x"}
+    index_file.write_text(json.dumps(index))
+
+
+def test_a_development_interpreter_takes_the_development_lock_a_release_and_free_threaded_release_do_not(
+    tmp_path: Path,
+) -> None:
+    root = make_wheelhouse(tmp_path)
+    _add_development_lock(root, "bm_yaml", ["pyyaml==6.0.1", "tomli==2.0.1"], "2024-11-01")
+    wheelhouse = read_wheelhouse(root)
+    development = wheelhouse.plan("3.13.0a1+", "bm_yaml")
+    release = wheelhouse.plan("3.13.5", "bm_yaml")
+    free_threaded_release = wheelhouse.plan("3.13.5", "bm_yaml", free_threaded=True)
+    assert not isinstance(development, Unavailable) and not isinstance(release, Unavailable)
+    assert not isinstance(free_threaded_release, Unavailable)
+    assert development.lock.pins == ("pyyaml==6.0.1", "tomli==2.0.1") and development.lock.as_of == "2024-11-01"
+    assert development.lock.describe() == "3.13 development lock (index as of 2024-11-01)"
+    assert [c.package for c in development.choices] == ["pyyaml", "tomli"]
+    assert release.lock.pins == free_threaded_release.lock.pins == ("pyyaml==6.0.1",)
+    assert release.lock.as_of is None and release.lock.describe() == "3.13 lock"
+    assert development.digest() != release.digest()
+    # a benchmark whose development lock could not be made: the release lock, said so by describe()
+    fallback = wheelhouse.plan("3.13.0a1+", "bm_tomli_loads")
+    assert not isinstance(fallback, Unavailable) and fallback.lock.describe() == "3.13 lock"
+
+
+def test_a_locks_pins_skip_its_comment_line_and_only_a_development_lock_has_a_day() -> None:
+    text = f"{AS_OF_PREFIX}2024-07-01\nsphinx==7.3.7\n\npackaging==24.1\n"
+    assert lock_pins(text) == ["sphinx==7.3.7", "packaging==24.1"]
+    assert lock_as_of(text) == "2024-07-01"
+    assert lock_as_of("sphinx==7.3.7\n") is None and lock_as_of("") is None and lock_pins("") == []
+
+
+def test_month_starts_run_from_the_first_month_to_the_one_after_today() -> None:
+    months = month_starts(datetime.date(2024, 11, 17), datetime.date(2025, 2, 3))
+    assert [m.isoformat() for m in months] == ["2024-11-01", "2024-12-01", "2025-01-01", "2025-02-01", "2025-03-01"]
+    assert month_starts(datetime.date(2024, 12, 1), datetime.date(2024, 12, 1))[-1] == datetime.date(2025, 1, 1)
+
+
+def test_a_development_lock_or_the_reason_for_none_once_written_is_read_back_without_the_index(tmp_path: Path) -> None:
+    locks = tmp_path / "locks" / "3.13-development"
+    locks.mkdir(parents=True)
+    (locks / "bm_sphinx.txt").write_text(f"{AS_OF_PREFIX}2024-07-01\nsphinx==7.3.7\n")
+    (locks / "bm_crypto_pyaes.none").write_text("resolving ['pyaes==1.6.1'] for 3.13 as of 2017-10-01 failed\n")
+    today = datetime.date(2026, 12, 7)
+    sphinx = development_lock(tmp_path, "3.13", "bm_sphinx", ["sphinx==7.3.7"], "x86_64", today)
+    assert sphinx["lock"] == "locks/3.13-development/bm_sphinx.txt" and sphinx["as_of"] == "2024-07-01"
+    assert sphinx["pins"] == ["sphinx==7.3.7"] and len(sphinx["sha256"]) == 64
+    pyaes = development_lock(tmp_path, "3.13", "bm_crypto_pyaes", ["pyaes==1.6.1"], "x86_64", today)
+    assert pyaes == {"lock": None, "note": "resolving ['pyaes==1.6.1'] for 3.13 as of 2017-10-01 failed"}
