@@ -30,12 +30,12 @@ from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import put_in_place, write_json_atomic
 from pystats_harness.infra.runner import RUN_UID, RunRequest, run_python
 from pystats_harness.pyperformance import sitedriver
+from pystats_harness.pyperformance.pip_output import failure_line
 from pystats_harness.pyperformance.wheelhouse import (
     MOUNT,
     SitePlan,
     Source,
     Unavailable,
-    failure_line,
     installer_for,
     read_wheelhouse,
 )

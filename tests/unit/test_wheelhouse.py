@@ -14,6 +14,7 @@ import pytest
 from pystats_harness.pyperformance import package_index as fetch
 from pystats_harness.pyperformance import sitedriver
 from pystats_harness.pyperformance.errors import WheelMissing
+from pystats_harness.pyperformance.pip_output import failure_line
 from pystats_harness.pyperformance.sites import SiteSkipped, driver_plan
 from pystats_harness.pyperformance.wheelhouse import (
     AS_OF_PREFIX,
@@ -25,7 +26,6 @@ from pystats_harness.pyperformance.wheelhouse import (
     Source,
     Unavailable,
     choose,
-    failure_line,
     installer_for,
     is_development,
     lock_as_of,
