@@ -209,10 +209,10 @@ def _resolve(qualname):
     return target
 
 
-def per_iteration(name):
+def per_iteration(name, skipped_after=None):
     """``{opname: count}`` of one iteration of canary ``name`` (loop body + callees), from dis."""
     counts = {}
-    executed = walk_loop(KERNELS[name], BRANCHES.get(name, ()))
+    executed = walk_loop(KERNELS[name], BRANCHES.get(name, ()), skipped_after)
     for callee in CALLEES.get(name, ()):
         executed += walk_straight(_resolve(callee))
     for op in executed:
@@ -225,7 +225,7 @@ def expect_table(names=None, source_root=SOURCE_ROOT):
 
     ``{"python": "3.13.5", "version": "3.13.5", "hexversion": int, "names": {number: name},
        "families": {specialized: base}, "source": source facts or null,
-       "implied": {name: {family: n}}, "groups": {group: [families]},
+       "implied": {name: {family: n}}, "skipped_after": {jump: [names]}, "groups": {group: [families]},
        "miss_double_counted": bool, "attempt_double_counted": bool, "deferred_rule": {"applied", "why"},
        "undetermined": [{"rule", "families", "why"}], "rules": {rule: decision and evidence},
        "canaries": {canary: {"per_iteration": {opname: n}, "per_iteration_by_number": {number: n}}
@@ -236,10 +236,11 @@ def expect_table(names=None, source_root=SOURCE_ROOT):
     number_by_name = {v: k for k, v in names_by_number.items()}
     files = canary_source.read_files(source_root) if source_root else {}
     facts = canary_source.source_facts(files, set(number_by_name)) if files else None
+    table = canary_rules.interpreter_table(names_by_number, specializations(), facts)
     canaries = {}
     for name in names or KERNELS:
         try:
-            counts = per_iteration(name)
+            counts = per_iteration(name, table["skipped_after"])
         except CanaryError as exc:
             canaries[name] = {"cannot_count": "cannot count canary %s statically on this revision: %s" % (name, exc)}
             continue
@@ -247,7 +248,7 @@ def expect_table(names=None, source_root=SOURCE_ROOT):
             "per_iteration": counts,
             "per_iteration_by_number": {str(number_by_name[op]): n for op, n in counts.items()},
         }
-    return dict(canary_rules.interpreter_table(names_by_number, specializations(), facts), canaries=canaries)
+    return dict(table, canaries=canaries)
 
 
 # --------------------------------------------------------------------------------------------

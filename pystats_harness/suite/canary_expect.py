@@ -113,13 +113,16 @@ def _unsupported(ins, jumps):
     )
 
 
-def walk_loop(func, outcomes=()):
+def walk_loop(func, outcomes=(), skipped_after=None):
     """Instruction names executed by one iteration of ``func``'s only ``for`` loop, in order.
 
     Starts at the ``FOR_ITER``, follows fall-through and jumps (conditional jumps decided by
     ``outcomes``, the truth of each popped value in execution order) and ends with the
-    ``JUMP_BACKWARD`` that returns to the ``FOR_ITER``.  Raises CanaryError on anything else.
+    ``JUMP_BACKWARD`` that returns to the ``FOR_ITER``.  ``skipped_after``: ``{jump: [names]}``, the
+    instructions a conditional jump steps over when it is not taken (3.14's ``NOT_TAKEN``; see
+    ``canary_rules``): not executed.  Raises CanaryError on anything else.
     """
+    skipped_after = skipped_after or {}
     insts = _instructions(func)
     jumps = jump_opcodes()
     heads = [k for k, ins in enumerate(insts) if ins.opname == "FOR_ITER"]
@@ -149,7 +152,8 @@ def walk_loop(func, outcomes=()):
                 raise CanaryError("%s: undeclared branch at offset %d (%s)" % (func.__name__, ins.offset, name))
             value = pending.pop(0)
             taken = value if "IF_TRUE" in name else not value
-            k = by_offset[ins.argval] if taken else k + 1
+            steps = 2 if k + 1 < len(insts) and insts[k + 1].opname in skipped_after.get(name, ()) else 1
+            k = by_offset[ins.argval] if taken else k + steps
             continue
         if _unsupported(ins, jumps):
             raise CanaryError("%s: unsupported control flow %s at offset %d" % (func.__name__, name, ins.offset))

@@ -35,9 +35,14 @@ Why families, and the rules (read from 3.11.2 ``Python/ceval.c``, main 1583c6e32
      ``PRECALL_NO_KW_LIST_APPEND`` (3.11, +``CALL``), ``CALL_NO_KW_LIST_APPEND`` (3.12) and
      ``CALL_LIST_APPEND`` (3.13) skip the ``POP_TOP`` (their handlers assert what they skip);
    * 3.11 ``PRECALL_*`` forms that call the builtin themselves and ``SKIP_CALL()`` (+1 ``CALL``);
-   * 3.13 ``CALL_ALLOC_AND_ENTER_INIT`` pushes a shim frame (``_Py_InitCleanup``, whose first
-     instruction it asserts is ``EXIT_INIT_CHECK``) whose ``EXIT_INIT_CHECK`` and ``RETURN_VALUE``
-     run when ``__init__`` returns, but are in no ``dis`` output.
+   * the other way round, 3.13+ ``CALL_ALLOC_AND_ENTER_INIT`` pushes a shim frame
+     (``_Py_InitCleanup``, whose first instruction it asserts is ``EXIT_INIT_CHECK``) whose
+     ``EXIT_INIT_CHECK`` and ``RETURN_VALUE`` run, and are counted, when ``__init__`` returns, but
+     are in no ``dis`` output: -1 each (measured, 1,000 specialized ``A(i)`` calls: 1,000
+     ``EXIT_INIT_CHECK`` on v3.13.5 and v3.14.7; ``RETURN_VALUE`` 1,000 on 3.13.5, where
+     ``__init__`` returns by ``RETURN_CONST``, and 2,001 on 3.14.7). Until 2026-12-07 this was +1,
+     counting the shim twice: a manual run's fixed part was off by two per ``__init__`` call made
+     before ``CALL`` specialized (richards on v3.14.7: 105 executions, over the slack of 64).
 3. Double counts, subtracted using the dump's own specialization counters of the base opcode:
 
    * every specialization attempt (``success`` + ``failure`` of a family with specialized forms),
@@ -47,7 +52,10 @@ Why families, and the rules (read from 3.11.2 ``Python/ceval.c``, main 1583c6e32
    * every miss (``miss`` of the base) where ``DEOPT_IF`` jumps to ``miss:``, which re-dispatches to
      the base instruction's ``TARGET`` (3.11); not where it goes to the ``PREDICTED`` label placed
      after the count (main since GH-98831, Nov 2022, 3.12.0, 3.13).
-4. Not counted, nothing to do: ``CACHE`` entries; ``EXTENDED_ARG`` is counted *and* the instruction
+4. ``SKIPPED``: 3.14's conditional jumps step over the ``NOT_TAKEN`` after them when not taken
+   (``next_instr->op.code == NOT_TAKEN`` in their handlers, ``skips_next``), so it is never counted
+   uninstrumented; the walk leaves it out where the handlers show it.
+5. Not counted, nothing to do: ``CACHE`` entries; ``EXTENDED_ARG`` is counted *and* the instruction
    it extends is counted (both are in ``dis``); ``PREDICT()`` is compiled out with computed gotos
    and counts the predicted instruction when not; ``FOR_ITER_*`` skipping ``END_FOR`` on
    exhaustion happens once per call and cancels.
@@ -93,10 +101,12 @@ IMPLIED = {
     "PRECALL_NO_KW_LIST_APPEND": {"CALL": 1, "POP_TOP": 1},
     "CALL_NO_KW_LIST_APPEND": {"POP_TOP": 1},
     "CALL_LIST_APPEND": {"POP_TOP": 1},
-    "CALL_ALLOC_AND_ENTER_INIT": {"EXIT_INIT_CHECK": 1, "RETURN_VALUE": 1},
+    "CALL_ALLOC_AND_ENTER_INIT": {"EXIT_INIT_CHECK": -1, "RETURN_VALUE": -1},
     **{name: {"CALL": 1} for name in _SKIP_CALL_311},
 }
-"""``{instruction: {family or group: executions it performs per execution of its own}}``."""
+"""``{instruction: {family or group: executions it performs per execution of its own}}``; a negative
+count: executions the dump counts under that family per execution of the instruction that no ``dis``
+shows (the ``__init__`` shim's)."""
 
 WITNESS = {
     **{name: ("super", second) for name, second in _SUPERS.items()},
@@ -114,6 +124,12 @@ WITNESS = {
 ``IMPLIED`` rule of the same name to apply; ``("asserts", JUMP_GROUP)`` means any conditional jump;
 ``("base_asserts", JUMP_GROUP)``: the handler reads the oparg of the instruction after its caches
 and its family's base handler asserts which conditional jumps that is."""
+
+SKIPPED = ("NOT_TAKEN",)
+"""Instructions that ``dis`` shows after a conditional jump but that the jump steps over when it is
+not taken, where its handler tests for them (3.14: ``JUMPBY(flag ? oparg : next_instr->op.code ==
+NOT_TAKEN)``; ``NOT_TAKEN`` runs only when instrumented for ``sys.monitoring`` branch events): the
+walk does not count them (``skipped_after``)."""
 
 GROUPS = (JUMP_GROUP,)
 """Group names; a group's members are the conditional jumps the handlers of its rules assert."""
@@ -189,6 +205,7 @@ def resolve(names_by_number, families, source):
         if ok:
             implied[name] = dict(IMPLIED[name])
             members.update(shown)
+    skipped_after = _skipped_after(known, handlers, files, rules, undetermined)
     absent = {"counted_twice": None, "why": "no interpreter source recorded with this build"}
     misses = (source or {}).get("misses", absent)
     attempts = (source or {}).get("attempts", absent)
@@ -196,12 +213,36 @@ def resolve(names_by_number, families, source):
     rules["attempts"] = attempts.get("why", "")
     return {
         "implied": implied,
+        "skipped_after": skipped_after,
         "groups": {JUMP_GROUP: sorted(members)} if members else {},
         "miss_double_counted": _double_count(misses, "misses", undetermined),
         "attempt_double_counted": _double_count(attempts, "attempts", undetermined),
         "undetermined": undetermined,
         "rules": rules,
     }
+
+
+def _skipped_after(known, handlers, files, rules, undetermined):
+    """``{conditional jump: [instructions it steps over when not taken]}`` for the ``SKIPPED``
+    instructions this interpreter has, where the jumps' handlers show it (``skips_next``); the rule
+    is recorded in ``rules`` (undetermined, in ``undetermined``, when no jump handler was read)."""
+    out = {}
+    for name in sorted(SKIPPED):
+        if name not in known:
+            continue
+        jumps = sorted(n for n in known if is_conditional_jump(n))
+        read = [j for j in jumps if j in handlers]
+        if not read:
+            why = "no handler for the conditional jumps in the recorded source (files: %s)" % files
+            undetermined.append({"rule": name, "families": [name], "why": why})
+            rules[name] = "undetermined: " + why
+            continue
+        skipping = [j for j in read if name in handlers[j].get("skips_next", [])]
+        for jump in skipping:
+            out.setdefault(jump, []).append(name)
+        shown = ", ".join(skipping) or "none of them"
+        rules[name] = ("applied: " if skipping else "not applied: ") + "skipped when not taken by %s" % shown
+    return out
 
 
 def deferred_rule(source):

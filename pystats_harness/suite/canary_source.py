@@ -19,6 +19,8 @@ literals removed first):
   (``next_instr[1].op.arg``, ``_Py_OPARG(next_instr[1])``): it uses the following instruction's
   argument (the ``COMPARE_AND_BRANCH`` forms take the jump offset from the jump after them);
 * ``skip_call``: it uses 3.11's ``SKIP_CALL()`` (steps over the ``CALL`` that follows a ``PRECALL``);
+* ``skips_next``: the opcodes it tests the next instruction for in order to step over it
+  (3.14's conditional jumps: ``JUMPBY(flag ? oparg : next_instr->op.code == NOT_TAKEN)``);
 * ``super``: the components of its ``super(...)`` declaration.
 
 Globally: whether a miss (``DEOPT_IF``) and a specialization attempt (``DISPATCH_SAME_OPARG``)
@@ -45,6 +47,8 @@ _READS_NEXT = re.compile(r"\bNEXTOPARG\(\)|\(\s*next_instr\+\+\s*\)\s*->\s*op\.a
 _MISS_BLOCK = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(\w+\)[ \t]*\\\n\s*\w+\s*##\s*_miss\s*:", re.M)
 _ATTEMPT_END = re.compile(r"\bDISPATCH\(\)|\b\w*DISPATCH\w*\(\)|\bJUMP_TO_INSTRUCTION\(|\bGO_TO_INSTRUCTION\(")
 _DEC_DEFERRED = re.compile(r"\bSTAT_DEC\(\s*\(?\s*(\w+)\s*\)?\s*,\s*deferred\s*\)")
+_PREDICTED_LABEL = re.compile(r"\bPREDICTED\(|\bPREDICTED_\w+\s*:")
+_SKIPS_NEXT = re.compile(r"\bnext_instr\s*->\s*op\.code\s*==\s*([A-Z][A-Z0-9_]*)\b")
 _READS_LATER = re.compile(r"\bnext_instr\[\s*\d+\s*\]\s*\.\s*op\.arg|\b_Py_OPARG\(\s*next_instr\[\s*\d+\s*\]\s*\)")
 
 
@@ -113,15 +117,33 @@ def _handler_facts(body, opnames, components):
         facts["reads_later_oparg"] = True
     if re.search(r"\bSKIP_CALL\(\)", body):
         facts["skip_call"] = True
+    skips = sorted({n for n in _SKIPS_NEXT.findall(body) if n in opnames})
+    if skips:
+        facts["skips_next"] = skips
     if components:
         facts["super"] = components
     return facts
 
 
+def _inline_miss_fact(macros, handlers, target_counts):
+    """3.14 and later: no ``DEOPT_IF`` macro; the generated handlers write a miss out as
+    ``UPDATE_MISS_STATS(NAME); ... JUMP_TO_PREDICTED(NAME);``, and ``JUMP_TO_PREDICTED`` is ``goto
+    PREDICTED_##name`` in the computed-goto and switch interpreters (the tail-calling one, clang 19+
+    with ``--with-tail-call-interp``, is not built by the harness; its definition is not judged)."""
+    jumps = [d for text in macros for d in macro_definitions(text, "JUMP_TO_PREDICTED")]
+    gotos = [d for d in jumps if re.search(r"\bgoto\s+PREDICTED_\s*##\s*\w+", d)]
+    if not gotos:
+        return {"counted_twice": None, "why": "no DEOPT_IF macro in the recorded source"}
+    if any("JUMP_TO_PREDICTED(" in body and "UPDATE_MISS_STATS(" not in body for body in handlers.values()):
+        return {"counted_twice": None, "why": "a handler jumps to a PREDICTED label without UPDATE_MISS_STATS"}
+    why = "a miss (UPDATE_MISS_STATS, then JUMP_TO_PREDICTED: goto PREDICTED_name) goes to the base's label after its count"
+    return _predicted_fact(handlers, target_counts, why)
+
+
 def _miss_fact(macros, ceval, handlers, target_counts):
     deopts = [d for text in macros for d in macro_definitions(text, "DEOPT_IF")]
     if not deopts:
-        return {"counted_twice": None, "why": "no DEOPT_IF macro in the recorded source"}
+        return _inline_miss_fact(macros, handlers, target_counts)
     if all(re.search(r"\bgoto\s+miss\b", d) for d in deopts):
         block = label_block(ceval, "miss")
         if block is not None and "DISPATCH_GOTO()" in block:
@@ -154,12 +176,14 @@ def _miss_fact(macros, ceval, handlers, target_counts):
 
 
 def _predicted_fact(handlers, target_counts, why):
+    def label(body):  # PREDICTED(NAME) (3.12, 3.13) or PREDICTED_NAME:; (3.14+)
+        found = _PREDICTED_LABEL.search(body)
+        return found.start() if found else -1
+
     early = sorted(
         n
         for n, body in handlers.items()
-        if "PREDICTED(" in body
-        and not target_counts
-        and not (0 <= body.find("INSTRUCTION_STATS(") < body.find("PREDICTED("))
+        if label(body) >= 0 and not target_counts and not (0 <= body.find("INSTRUCTION_STATS(") < label(body))
     )
     if early:
         return {"counted_twice": None, "why": "PREDICTED label before the count in %s" % ", ".join(early)}
@@ -215,7 +239,8 @@ def _deferred_fact(macros, handlers):
             return {"decremented": None, "why": "UPDATE_MISS_STATS decrements deferred without counting the miss"}
         why = "UPDATE_MISS_STATS decrements deferred before the instruction increments it (one per miss)"
         return {"decremented": True, "why": why}
-    if not any(macro_definitions(text, "DEOPT_IF") for text in macros):
+    inline = any("UPDATE_MISS_STATS(" in body for body in handlers.values())  # 3.14+: no DEOPT_IF
+    if not inline and not any(macro_definitions(text, "DEOPT_IF") for text in macros):
         return {"decremented": None, "why": "no DEOPT_IF macro in the recorded source"}
     why = "no STAT_DEC of deferred in the recorded dispatch macros and handlers"
     return {"decremented": False, "why": why + (" (UPDATE_MISS_STATS does not touch it)" if updates else "")}

@@ -1,5 +1,5 @@
 """Every canary rule on real data: the ``expect`` tables and the N/2N dumps of each canary captured
-from five builds (tests/data/canaries, see its README), so that removing or changing a rule fails a
+from seven builds (tests/data/canaries, see its README), so that removing or changing a rule fails a
 test here without an engine or a build."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pystats_harness.validate import steps
 from pystats_harness.validate.report import StepResult, StepStatus, ValidationReport, to_markdown
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "canaries"
-GENERATIONS = ("3.11.2", "main-1583c6e326", "main-8d46c7ed5e", "3.12.0", "3.13.5", "main-9471106fd5")
+GENERATIONS = ("3.11.2", "main-1583c6e326", "main-8d46c7ed5e", "3.12.0", "3.13.5", "main-9471106fd5", "3.14.7")
 G = R.JUMP_GROUP
 
 
@@ -91,7 +91,7 @@ def test_rules_per_generation_come_from_the_build() -> None:
     assert t312["implied"]["CALL_NO_KW_LIST_APPEND"] == {"POP_TOP": 1}
     # 3.13.5: no superinstructions; the __init__ shim
     assert not any("__" in name for name in t313["implied"])
-    assert t313["implied"]["CALL_ALLOC_AND_ENTER_INIT"] == {"EXIT_INIT_CHECK": 1, "RETURN_VALUE": 1}
+    assert t313["implied"]["CALL_ALLOC_AND_ENTER_INIT"] == {"EXIT_INIT_CHECK": -1, "RETURN_VALUE": -1}
     for table in (t311, dev, feb, t312, t313):
         assert table["attempt_double_counted"] is True
 
@@ -106,6 +106,23 @@ def mismatches(table: dict[str, Any], gen: str) -> dict[str, list[tuple[str, int
         if wrong:
             out[canary] = wrong
     return out
+
+
+def test_rules_of_314_come_from_the_build() -> None:
+    """3.14.7: misses written out in each handler (UPDATE_MISS_STATS, JUMP_TO_PREDICTED to the label
+    after the count: counted once), and the conditional jumps stepping over NOT_TAKEN when not taken:
+    without that rule, dis's NOT_TAKEN after each jump is expected and never counted."""
+    t314 = load("3.14.7")
+    assert t314["miss_double_counted"] is False and "JUMP_TO_PREDICTED" in t314["rules"]["misses"]
+    assert t314["attempt_double_counted"] is True
+    assert t314["skipped_after"] == {"POP_JUMP_IF_FALSE": ["NOT_TAKEN"], "POP_JUMP_IF_TRUE": ["NOT_TAKEN"]}
+    assert t314["rules"]["NOT_TAKEN"] == "applied: skipped when not taken by POP_JUMP_IF_FALSE, POP_JUMP_IF_TRUE"
+    assert "NOT_TAKEN" not in t314["canaries"]["branches"]["per_iteration"]
+    assert mismatches(t314, "3.14.7") == {}
+    counted = dict(t314["canaries"]["branches"]["per_iteration"], NOT_TAKEN=1)  # what dis alone says
+    low, high = dumps("3.14.7", "branches")
+    got = C.compare(low, high, n_of("3.14.7"), counted, t314)
+    assert [(m["family"], m["difference"]) for m in got] == [("NOT_TAKEN", -n_of("3.14.7"))]
 
 
 def test_rules_of_the_311_alphas_come_from_the_build() -> None:

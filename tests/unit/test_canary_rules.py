@@ -350,3 +350,66 @@ def test_the_deferred_rule_is_in_the_interpreter_table_not_in_the_canary_rules()
     table = R.interpreter_table(names("LOAD_X"), {}, source)
     assert table["deferred_rule"]["applied"] is True
     assert "deferred_rule" not in R.resolve(names("LOAD_X"), {}, source)  # captured canary tables stay valid
+
+
+MACROS_314 = """
+#if Py_TAIL_CALL_INTERP
+#   define JUMP_TO_PREDICTED(name) \\
+        do { \\
+            Py_MUSTTAIL return (_TAIL_CALL_##name)(frame, stack_pointer, tstate, this_instr, oparg); \\
+        } while (0)
+#elif USE_COMPUTED_GOTOS
+#  define TARGET(op) TARGET_##op:
+#  define JUMP_TO_PREDICTED(name) goto PREDICTED_##name;
+#else
+#  define TARGET(op) case op: TARGET_##op:
+#  define JUMP_TO_PREDICTED(name) goto PREDICTED_##name;
+#endif
+#define UPDATE_MISS_STATS(INSTNAME) \\
+    do { STAT_INC(opcode, miss); STAT_INC((INSTNAME), miss); } while (0)
+"""
+HANDLERS_314 = """
+        TARGET(LOAD_X) {
+            INSTRUCTION_STATS(LOAD_X);
+            PREDICTED_LOAD_X:;
+            x();
+        }
+        TARGET(LOAD_X_FAST) {
+            INSTRUCTION_STATS(LOAD_X_FAST);
+            if (cond) {
+                UPDATE_MISS_STATS(LOAD_X);
+                assert(_PyOpcode_Deopt[opcode] == (LOAD_X));
+                JUMP_TO_PREDICTED(LOAD_X);
+            }
+        }
+        TARGET(POP_JUMP_IF_TRUE) {
+            INSTRUCTION_STATS(POP_JUMP_IF_TRUE);
+            JUMPBY(flag ? oparg : next_instr->op.code == NOT_TAKEN);
+        }
+"""
+
+
+def test_314_misses_written_out_in_the_handlers_are_counted_once_and_the_jumps_skip_not_taken() -> None:
+    """3.14: no DEOPT_IF macro; a miss is UPDATE_MISS_STATS + JUMP_TO_PREDICTED (goto PREDICTED_NAME,
+    the label after the count) in the generated handler; the tail-calling interpreter's definition
+    (not built by the harness) is not judged."""
+    opnames = OPNAMES | {"LOAD_X", "LOAD_X_FAST", "NOT_TAKEN"}
+    files = {"Python/ceval_macros.h": MACROS_314, "Python/generated_cases.c.h": HANDLERS_314}
+    facts = S.source_facts(files, opnames)
+    assert facts["misses"]["counted_twice"] is False and "JUMP_TO_PREDICTED" in facts["misses"]["why"]
+    assert facts["handlers"]["POP_JUMP_IF_TRUE"]["skips_next"] == ["NOT_TAKEN"]
+    assert facts["deferred"]["decremented"] is False
+    label_first = HANDLERS_314.replace(
+        "INSTRUCTION_STATS(LOAD_X);\n            PREDICTED_LOAD_X:;",
+        "PREDICTED_LOAD_X:;\n            INSTRUCTION_STATS(LOAD_X);",
+    )
+    early = S.source_facts({**files, "Python/generated_cases.c.h": label_first}, opnames)["misses"]
+    assert early["counted_twice"] is None and "LOAD_X" in early["why"]
+    tail_only = MACROS_314.split("#elif")[0] + "#endif\n"
+    assert S.source_facts({**files, "Python/ceval_macros.h": tail_only}, opnames)["misses"]["counted_twice"] is None
+    # the rule: where a jump's handler tests for NOT_TAKEN, the walk steps over it
+    table = R.resolve(names("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "NOT_TAKEN"), {}, facts)
+    assert table["skipped_after"] == {"POP_JUMP_IF_TRUE": ["NOT_TAKEN"]}
+    blind = R.resolve(names("POP_JUMP_IF_TRUE", "NOT_TAKEN"), {}, None)
+    assert blind["skipped_after"] == {} and blind["undetermined"][0]["families"] == ["NOT_TAKEN"]
+    assert R.resolve(names("POP_JUMP_IF_TRUE"), {}, facts)["skipped_after"] == {}  # before 3.14: no NOT_TAKEN
