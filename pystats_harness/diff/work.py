@@ -78,7 +78,7 @@ def render_exports(ctx: Context, entry: CacheEntry, commit: CommitInfo, base: by
         )
     reads = ScriptReads.of(script)
     adapted = {side: for_script(json.loads(doc), reads, names) for side, doc in (("base", base), ("head", head))}
-    notes = [a.note(side, what) for side, a in adapted.items() if a.dropped]
+    notes = [a.note(side, what) for side, a in adapted.items() if a.dropped or a.absent]
     scratch = ctx.settings.paths.unit_scratch / f"diff-{uuid.uuid4().hex[:12]}"
     scratch.mkdir(parents=True)
     try:

@@ -20,8 +20,10 @@ What a revision's script reads of a JSON input (read from the script's text, :me
   (listed) where it would take another define's name.
 * Every script after 2ba7c7f7b1 (Aug 2023) reads each GC generation's ``collections``, ``objects
   collected`` and ``object visits`` unguarded, for every generation up to the largest it sees, and
-  ``Object`` keys it sums unguarded: keys are never invented for them here; a script that stops on a
-  missing one says so in the diff's one line.
+  ``Object`` keys it sums unguarded: ``Object`` keys are never invented here (a script that stops on a
+  missing one says so in the diff's one line). 3.14's script also reads ``objects reachable from roots``
+  and ``objects not reachable from roots`` of every generation, which no 3.13 build counts: for a 3.13
+  side those are given as 0, and the diff's note says so (:attr:`Adapted.absent`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from pystats_harness.stats.summarize_json import SCRIPT_GENERIC_MAX, script_pref
 _OPCODE = re.compile(r"^opcode\[(?P<op>[^\]]+)\](?P<rest>.*)$")
 _PAIR = re.compile(r"^\.pair_count\[(?P<op>[^\]]+)\]$")
 _KIND = re.compile(r"^\.specialization\.failure_kinds\[(?P<kind>\d+)\]$")
+_GC = re.compile(r"^GC\[(\d+)\] ")
 
 
 @dataclass(frozen=True)
@@ -46,14 +49,17 @@ class ScriptReads:
 
     numbered_opcodes: bool
     own_defines: bool = True  # names each input's failure kinds with the input's ``_defines``
+    gc_keys: tuple[str, ...] = ()  # what it reads of every GC generation, unguarded
 
     @classmethod
     def of(cls, script: str) -> ScriptReads:
         """From the script's text: ``opcode_stats[int(n)]`` in its ``extract_opcode_stats`` (before
-        5dcbbd8861); ``"_defines"`` read from its inputs (19f5effc27 on)."""
+        5dcbbd8861); ``"_defines"`` read from its inputs (19f5effc27 on); ``gen["..."]`` of its GC
+        section."""
         return cls(
             numbered_opcodes=re.search(r"opcode_stats\[int\(\w+\)\]", script) is not None,
             own_defines='"_defines"' in script,
+            gc_keys=tuple(dict.fromkeys(re.findall(r'\bgen\["([^"]+)"\]', script))),
         )
 
 
@@ -63,13 +69,20 @@ class Adapted:
 
     doc: dict[str, Any]
     dropped: Mapping[str, int]
+    absent: tuple[str, ...] = ()  # GC counters the script reads that the export's build does not count
 
     def note(self, side: str, what: str) -> str:
-        """One line on what was left out (empty when nothing was)."""
-        if not self.dropped:
-            return ""
-        named = ", ".join(sorted(self.dropped))
-        return f"the {side}'s {named} have no number in {what}'s build: their counts are not in its tables"
+        """One line on what was left out or given as 0 (empty when nothing was)."""
+        notes = []
+        if self.dropped:
+            named = ", ".join(sorted(self.dropped))
+            notes.append(f"the {side}'s {named} have no number in {what}'s build: their counts are not in its tables")
+        if self.absent:
+            notes.append(
+                f"the {side}'s build does not count {', '.join(self.absent)}, which {what} reads:"
+                " its tables show 0 there, not a count"
+            )
+        return "; ".join(notes)
 
 
 def _numbers(names: NameTables) -> dict[str, int]:
@@ -96,7 +109,7 @@ def for_script(doc: Mapping[str, Any], reads: ScriptReads, names: NameTables) ->
     build of ``names`` (the one running the script) where it reads numbers, failure kinds as its
     defines number them where it names them from its own source."""
     if not reads.numbered_opcodes and reads.own_defines:
-        return Adapted(dict(doc), {})
+        return _with_gc_keys(Adapted(dict(doc), {}), reads)
     numbers = _numbers(names)
     dropped: dict[str, int] = {}
 
@@ -135,4 +148,19 @@ def for_script(doc: Mapping[str, Any], reads: ScriptReads, names: NameTables) ->
             continue
         renamed = f"opcode[{n}]" + (f".pair_count[{m}]" if pair else rest)
         out[renamed] = out.get(renamed, 0) + value
-    return Adapted(out, dropped)
+    return _with_gc_keys(Adapted(out, dropped), reads)
+
+
+def _with_gc_keys(adapted: Adapted, reads: ScriptReads) -> Adapted:
+    """Every GC generation of the export with each counter the script reads of it: one the export's
+    build does not count (3.14's ``objects reachable from roots`` in a 3.13 base) is given as 0 and
+    named in :attr:`Adapted.absent`, so that the script renders instead of stopping on a KeyError."""
+    generations = sorted({int(m[1]) for key in adapted.doc if (m := _GC.match(key))})
+    doc, absent = dict(adapted.doc), []
+    for name in reads.gc_keys:
+        missing = [n for n in generations if f"GC[{n}] {name}" not in doc]
+        for n in missing:
+            doc[f"GC[{n}] {name}"] = 0
+        if missing:
+            absent.append(f"GC[{missing[0]}..{missing[-1]}] {name}" if len(missing) > 1 else f"GC[{missing[0]}] {name}")
+    return Adapted(doc, adapted.dropped, tuple(absent)) if absent else adapted

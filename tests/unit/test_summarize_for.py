@@ -98,3 +98,34 @@ def test_a_kind_whose_number_is_another_define_of_its_family_there_is_left_out()
     adapted = for_script(base, ScriptReads.of(NUMBERED_SCRIPT), HEAD)
     assert adapted.doc == {"_defines": {"14": ["SUBSCR_OLD_KIND"]}}
     assert dict(adapted.dropped) == {"failure kind 14 (SUBSCR_OLD_KIND)": 1}
+
+
+#: What 3.14's summarize_stats reads of each GC generation (its gc_stats_section).
+SCRIPT_314_GC = """
+def gc_stats_section() -> Section:
+    def calc_gc_stats(stats: Stats) -> Rows:
+        return [(Count(i), Count(gen["collections"]), Count(gen["objects collected"]),
+                 Count(gen["object visits"]), Count(gen["objects reachable from roots"]),
+                 Count(gen["objects not reachable from roots"])) for (i, gen) in enumerate(gc_stats)]
+"""
+
+
+def test_gc_counters_a_script_reads_that_a_sides_build_does_not_count_are_zero_and_named() -> None:
+    reads = ScriptReads.of(SCRIPT_314_GC)
+    assert reads.gc_keys == (
+        "collections",
+        "objects collected",
+        "object visits",
+        "objects reachable from roots",
+        "objects not reachable from roots",
+    )
+    base_313 = {f"GC[{n}] {k}": 5 for n in range(3) for k in ("collections", "objects collected", "object visits")}
+    adapted = for_script(base_313, reads, HEAD)
+    assert adapted.doc["GC[2] objects reachable from roots"] == 0 and adapted.doc["GC[0] collections"] == 5
+    assert adapted.absent == ("GC[0..2] objects reachable from roots", "GC[0..2] objects not reachable from roots")
+    note = adapted.note("base", "the script of v3.14.7")
+    assert "the base's build does not count GC[0..2] objects reachable from roots" in note and "not a count" in note
+    # a side that counts them (3.14) is given as it is, and says nothing
+    head_314 = {**base_313, **{f"GC[{n}] objects{w} reachable from roots": 1 for n in range(3) for w in ("", " not")}}
+    same = for_script(head_314, reads, HEAD)
+    assert same.doc == head_314 and same.absent == () and same.note("head", "x") == ""
