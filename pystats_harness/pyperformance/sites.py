@@ -38,6 +38,7 @@ from pystats_harness.pyperformance.wheelhouse import (
     Unavailable,
     installer_for,
     read_wheelhouse,
+    short_version,
 )
 from pystats_harness.pyperformance.wheelhouse_ensure import ensure_benchmark_wheelhouse
 
@@ -131,10 +132,11 @@ def _has_imp_importer(install_dir: Path, key: str) -> bool:
 def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteReady | SiteSkipped:
     """The site of ``benchmark_dir`` (e.g. ``bm_yaml``) for the build ``entry``; raises WheelMissing when
     the wheelhouse lacks a file the lock names."""
+    python_version = str(entry.manifest()["python"]["version"])
+    ensure_benchmark_wheelhouse(ctx, python=short_version(python_version))  # its X.Y's part (3.14: not by default)
     wheelhouse = read_wheelhouse(ctx.settings.wheelhouse_dir)
     if wheelhouse.requirements(benchmark_dir) is None:
         return _empty_site(ctx)
-    python_version = str(entry.manifest()["python"]["version"])
     free_threaded = is_free_threaded(entry.manifest())  # --disable-gil: ABI cp3Nt
     plan = wheelhouse.plan(python_version, benchmark_dir, free_threaded)
     if isinstance(plan, Unavailable):

@@ -174,12 +174,14 @@ def failed(wheelhouse_dir: Path, why: str) -> WheelMissing:
     )
 
 
-def ensure_benchmark_wheelhouse(ctx: Context, make: Maker = fetch.make) -> None:
+def ensure_benchmark_wheelhouse(ctx: Context, make: Maker = fetch.make, *, python: str | None = None) -> None:
     """Make the benchmark wheelhouse of ``ctx``'s settings unless it is complete (then: nothing, and
-    nothing said). Progress: a line per X.Y and, on the status line of a terminal or a line each in a
-    log, each pin fetched."""
+    nothing said) for the default X.Y and ``python`` (the X.Y of the interpreter a site is for, e.g.
+    ``3.14``: a wheelhouse made before holds its part only once a build of it needs one). Progress: a
+    line per X.Y and, on the status line of a terminal or a line each in a log, each pin fetched."""
     wheelhouse_dir = ctx.settings.wheelhouse_dir
-    if state(wheelhouse_dir) is State.COMPLETE:
+    versions = tuple(dict.fromkeys([*fetch.DEFAULT_VERSIONS, *([python] if python else [])]))
+    if state(wheelhouse_dir, versions) is State.COMPLETE:
         return
     reporter, start = ctx.reporter, time.perf_counter()
 
@@ -195,6 +197,6 @@ def ensure_benchmark_wheelhouse(ctx: Context, make: Maker = fetch.make) -> None:
     progress = Progress(log=say, tick=tick, wait=waiting)
     with reporter.live("benchmark wheelhouse"):
         reporter.phase("benchmark wheelhouse")
-        found = ensure(wheelhouse_dir, progress, make=make)
+        found = ensure(wheelhouse_dir, progress, versions=versions, make=make)
     if found is not State.COMPLETE:
         reporter.phase("benchmark wheelhouse", time.perf_counter() - start)
