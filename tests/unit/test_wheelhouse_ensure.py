@@ -197,6 +197,11 @@ def test_the_context_form_reports_progress_in_a_log_and_then_says_nothing(tmp_pa
     assert "3.12 [1/1] tomli==2.0.1: pure" in text and "✓ benchmark wheelhouse" in text
     ensure_benchmark_wheelhouse(ctx, make=maker)
     assert len(maker.calls) == 1 and out.getvalue() == text
+    # a build of another X.Y (3.14 is not a default one): its part is made once, then nothing
+    ensure_benchmark_wheelhouse(ctx, make=maker, python="3.14")
+    ensure_benchmark_wheelhouse(ctx, make=maker, python="3.14")
+    ensure_benchmark_wheelhouse(ctx, make=maker, python="3.13")
+    assert maker.calls[1:] == [(*wheelhouse_fetch.DEFAULT_VERSIONS, "3.14")]
 
 
 def test_the_fetch_and_the_reader_agree_on_the_schema_and_the_script_runs() -> None:
