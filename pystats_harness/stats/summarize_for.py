@@ -50,6 +50,7 @@ class ScriptReads:
     numbered_opcodes: bool
     own_defines: bool = True  # names each input's failure kinds with the input's ``_defines``
     gc_keys: tuple[str, ...] = ()  # what it reads of every GC generation, unguarded
+    kept_kinds: int | None = None  # its failure-kind list's fixed length (3.12, 3.13: 40; 3.14: as long as needed)
 
     @classmethod
     def of(cls, script: str) -> ScriptReads:
@@ -60,6 +61,7 @@ class ScriptReads:
             numbered_opcodes=re.search(r"opcode_stats\[int\(\w+\)\]", script) is not None,
             own_defines='"_defines"' in script,
             gc_keys=tuple(dict.fromkeys(re.findall(r'\bgen\["([^"]+)"\]', script))),
+            kept_kinds=int(m[1]) if (m := re.search(r"\bfailure_kinds\s*=\s*\[0\]\s*\*\s*(\d+)\b", script)) else None,
         )
 
 
@@ -76,7 +78,9 @@ class Adapted:
         notes = []
         if self.dropped:
             named = ", ".join(sorted(self.dropped))
-            notes.append(f"the {side}'s {named} have no number in {what}'s build: their counts are not in its tables")
+            notes.append(
+                f"the {side}'s {named} are not in {what}'s tables (no number in its build, or no room in its lists)"
+            )
         if self.absent:
             notes.append(
                 f"the {side}'s build does not count {', '.join(self.absent)}, which {what} reads:"
@@ -109,7 +113,7 @@ def for_script(doc: Mapping[str, Any], reads: ScriptReads, names: NameTables) ->
     build of ``names`` (the one running the script) where it reads numbers, failure kinds as its
     defines number them where it names them from its own source."""
     if not reads.numbered_opcodes and reads.own_defines:
-        return _with_gc_keys(Adapted(dict(doc), {}), reads)
+        return _with_gc_keys(_kinds_kept(Adapted(dict(doc), {}), reads), reads)
     numbers = _numbers(names)
     dropped: dict[str, int] = {}
 
@@ -148,7 +152,24 @@ def for_script(doc: Mapping[str, Any], reads: ScriptReads, names: NameTables) ->
             continue
         renamed = f"opcode[{n}]" + (f".pair_count[{m}]" if pair else rest)
         out[renamed] = out.get(renamed, 0) + value
-    return _with_gc_keys(Adapted(out, dropped), reads)
+    return _with_gc_keys(_kinds_kept(Adapted(out, dropped), reads), reads)
+
+
+def _kinds_kept(adapted: Adapted, reads: ScriptReads) -> Adapted:
+    """Without the failure kinds the script's fixed-length list has no room for (3.14 has 60 and sizes
+    its list to fit; 3.13's script keeps 40, and stops on an IndexError at a larger one): left out,
+    listed in :attr:`Adapted.dropped`."""
+    if reads.kept_kinds is None:
+        return adapted
+    doc, dropped = {}, dict(adapted.dropped)
+    for key, value in adapted.doc.items():
+        kind = _KIND.match(m["rest"]) if (m := _OPCODE.match(key)) else None
+        if kind and int(kind["kind"]) >= reads.kept_kinds:
+            what = f"failure kinds {reads.kept_kinds}+ (the script keeps {reads.kept_kinds})"
+            dropped[what] = dropped.get(what, 0) + 1
+            continue
+        doc[key] = value
+    return Adapted(doc, dropped, adapted.absent)
 
 
 def _with_gc_keys(adapted: Adapted, reads: ScriptReads) -> Adapted:

@@ -35,7 +35,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import write_json_atomic
 from pystats_harness.stats.dumps import DumpResult, parse_files
 from pystats_harness.stats.keys import classify
@@ -47,8 +46,6 @@ METADATA_KEY = "_pystats_harness"
 SCHEMA = "pystats-harness/summarize-json/1"
 #: summarize_stats.py 3.12+ names failure kinds 0..8 from the generic defines.
 SCRIPT_GENERIC_MAX = 8
-#: summarize_stats.py 3.12+ keeps failure kinds in a list of this length.
-SCRIPT_FAILURE_KINDS = 40
 
 
 def script_prefix(family: str) -> str:
@@ -147,14 +144,6 @@ def summarize_json(dump: DumpResult, names: NameTables, origin: Mapping[str, Any
         doc[named] = doc.get(named, 0) + value
         if ".failure_kinds[" in named:
             failing.add(named[len("opcode[") : named.index("]")])
-    too_large = sorted(
-        k for k in doc if k.endswith("]") and ".failure_kinds[" in k and _index(k) >= SCRIPT_FAILURE_KINDS
-    )
-    if too_large:
-        raise ConfigError(
-            f"failure kind {too_large[0]} (moved by {offset}) is beyond what summarize_stats.py keeps "
-            f"({SCRIPT_FAILURE_KINDS}); this build's failure kinds cannot be exported"
-        )
     shape = dump.generation
     numeric = shape is not None and shape.numbered
     doc["__nfiles__"] = len(dump.sources)
@@ -174,10 +163,6 @@ def summarize_json(dump: DumpResult, names: NameTables, origin: Mapping[str, Any
         "negative_keys": dict(dump.negative),
     }
     return doc
-
-
-def _index(key: str) -> int:
-    return int(key[key.rindex("[") + 1 : -1])
 
 
 def write_summarize_json(

@@ -129,3 +129,20 @@ def test_gc_counters_a_script_reads_that_a_sides_build_does_not_count_are_zero_a
     head_314 = {**base_313, **{f"GC[{n}] objects{w} reachable from roots": 1 for n in range(3) for w in ("", " not")}}
     same = for_script(head_314, reads, HEAD)
     assert same.doc == head_314 and same.absent == () and same.note("head", "x") == ""
+
+
+def test_failure_kinds_a_313_script_has_no_room_for_are_left_out_and_listed_a_314_script_takes_all() -> None:
+    script_313 = "        failure_kinds = [0] * 40\n        for key in family_stats:\n"
+    script_314 = "        failure_kinds = [0] * (max_index + 1)\n"
+    assert ScriptReads.of(script_313).kept_kinds == 40 and ScriptReads.of(script_314).kept_kinds is None
+    export = {
+        "opcode[BINARY_OP].specialization.failure_kinds[48]": 3,
+        "opcode[BINARY_OP].specialization.failure_kinds[12]": 1,
+        "opcode[BINARY_OP].execution_count": 10,
+    }
+    narrow = for_script(export, ScriptReads.of(script_313), HEAD)
+    assert "opcode[BINARY_OP].specialization.failure_kinds[48]" not in narrow.doc
+    assert narrow.doc["opcode[BINARY_OP].specialization.failure_kinds[12]"] == 1
+    assert narrow.dropped == {"failure kinds 40+ (the script keeps 40)": 1}
+    assert "failure kinds 40+" in narrow.note("head", "the script of v3.13.5")
+    assert for_script(export, ScriptReads.of(script_314), HEAD).doc == export
