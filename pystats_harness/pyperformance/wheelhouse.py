@@ -246,7 +246,8 @@ class Wheelhouse:
         entry = self.index["versions"].get(python, {}).get("benchmarks", {}).get(benchmark)
         if entry is None or entry.get("lock") is None:
             raise self.missing(f"the lock of {benchmark}", python)
-        chosen = entry.get("development") if development and (entry.get("development") or {}).get("lock") else entry
+        development_entry = entry.get("development") or {}
+        chosen = development_entry if development and development_entry.get("lock") else entry
         path = self._file(chosen["lock"], f"the lock of {benchmark}", python)
         text = path.read_text()
         return Lock(

@@ -71,11 +71,10 @@ DOWNLOAD_WORKERS = 4
 
 def month_starts(first: datetime.date, today: datetime.date) -> list[datetime.date]:
     """Pure: the first day of every month from ``first``'s to the one after ``today``'s."""
-    months, day = [], first.replace(day=1)
-    while day <= today:
-        day = (day + datetime.timedelta(days=32)).replace(day=1)
-        months.append(day)
-    return [first.replace(day=1), *months]
+    months = [first.replace(day=1)]
+    while months[-1] <= today:
+        months.append((months[-1] + datetime.timedelta(days=32)).replace(day=1))
+    return months
 
 
 def era(requirements: list[str], version: str, arch: str, today: datetime.date) -> str | None:
@@ -100,14 +99,13 @@ def development_lock(root: Path, version: str, bench: str, lines: list[str], arc
     if not lock.is_file():
         lock.parent.mkdir(parents=True, exist_ok=True)
         as_of = era(lines, version, arch, today)
-        if as_of is None:
-            write_text_atomic(none, f"not every one of {lines} is published\n")
-            return development_lock(root, version, bench, lines, arch, today)
         try:
+            if as_of is None:
+                raise RuntimeError(f"not every one of {lines} is published")
             pins = resolve(lines, version, arch, as_of=as_of)
         except RuntimeError as exc:
             write_text_atomic(none, f"{exc}\n")
-            return development_lock(root, version, bench, lines, arch, today)
+            return {"lock": None, "note": str(exc)}
         write_text_atomic(lock, f"{AS_OF_PREFIX}{as_of}\n" + "".join(f"{pin}\n" for pin in pins))
     text = lock.read_text()
     return {

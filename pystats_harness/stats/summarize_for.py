@@ -113,7 +113,7 @@ def for_script(doc: Mapping[str, Any], reads: ScriptReads, names: NameTables) ->
     build of ``names`` (the one running the script) where it reads numbers, failure kinds as its
     defines number them where it names them from its own source."""
     if not reads.numbered_opcodes and reads.own_defines:
-        return _with_gc_keys(_kinds_kept(Adapted(dict(doc), {}), reads), reads)
+        return _fitted(Adapted(dict(doc), {}), reads)
     numbers = _numbers(names)
     dropped: dict[str, int] = {}
 
@@ -152,7 +152,12 @@ def for_script(doc: Mapping[str, Any], reads: ScriptReads, names: NameTables) ->
             continue
         renamed = f"opcode[{n}]" + (f".pair_count[{m}]" if pair else rest)
         out[renamed] = out.get(renamed, 0) + value
-    return _with_gc_keys(_kinds_kept(Adapted(out, dropped), reads), reads)
+    return _fitted(Adapted(out, dropped), reads)
+
+
+def _fitted(adapted: Adapted, reads: ScriptReads) -> Adapted:
+    """What every script gets, whatever it numbers: the kinds its lists hold, every GC counter it reads."""
+    return _with_gc_keys(_kinds_kept(adapted, reads), reads)
 
 
 def _kinds_kept(adapted: Adapted, reads: ScriptReads) -> Adapted:
