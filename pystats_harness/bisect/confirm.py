@@ -23,7 +23,8 @@ from pystats_harness.bisect.judge import Judge
 from pystats_harness.bisect.search import BisectResult
 from pystats_harness.builder.upstream import Kind, UpstreamPatch
 from pystats_harness.infra.apply import applicable
-from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.infra.commits import CommitInfo
+from pystats_harness.infra.mirror import Mirror
 from pystats_harness.measure.axes import fmt_value
 from pystats_harness.measure.measurer import Measured, Measurer
 from pystats_harness.measure.outcome import Outcome

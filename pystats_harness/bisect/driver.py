@@ -21,8 +21,9 @@ from pystats_harness.bisect.search import BisectResult, estimate_remaining_steps
 from pystats_harness.builder.configurations import DEFAULT, ConfigName
 from pystats_harness.console import Reporter
 from pystats_harness.errors import ConfigError, EndpointFailed, EndpointsDoNotDiffer, HarnessError
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.infra.mirror import Mirror
 from pystats_harness.measure.fleet import Fleet, open_fleet
 from pystats_harness.measure.measurer import Measured, Measurer
 from pystats_harness.measure.metric import Metric, parse_metric

@@ -11,7 +11,7 @@
 * :func:`existing`: a build that must already be there (``invoke run``, ``verify``, ``stats --rev``):
   NotBuilt (exit 13) saying how to make it, never a build.
 
-A revision is resolved into a :class:`~pystats_harness.infra.mirror.CommitInfo` once, by the caller
+A revision is resolved into a :class:`~pystats_harness.infra.commits.CommitInfo` once, by the caller
 (the task, or the client of a cluster run); nothing here resolves it again.
 """
 

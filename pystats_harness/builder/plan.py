@@ -15,7 +15,7 @@ from pystats_harness.builder.configurations import DEFAULT_CHOSEN, Chosen, Confi
 from pystats_harness.builder.series import Reader, Series
 from pystats_harness.builder.upstream import Kind, UpstreamPatch
 from pystats_harness.errors import ImageError
-from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER
 
 

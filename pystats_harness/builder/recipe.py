@@ -9,8 +9,9 @@ from dataclasses import dataclass, replace
 
 from pystats_harness.builder.configurations import DEFAULT, ConfigName
 from pystats_harness.builder.upstream import UpstreamPatch
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.infra.mirror import Mirror
 
 
 @dataclass(frozen=True)

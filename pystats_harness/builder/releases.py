@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pystats_harness.errors import ReleaseImportError
 from pystats_harness.infra.fs import sha256_file
-from pystats_harness.infra.mirror import Mirror
+from pystats_harness.infra.mirror import UPSTREAM_TAG_PREFIX, Mirror
 
 _REQUIRED = ("configure.ac", "Python/ceval.c", "Include/patchlevel.h", "Lib/opcode.py")
 _VERSION = re.compile(r'#define\s+PY_VERSION\s+"(\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?)\+?"')
@@ -24,6 +24,8 @@ class ImportedRelease:
     version: str
     tarball_sha256: str
     already_present: bool
+    # the history's tag of this name, moved aside to make room for the import (``upstream/vX.Y.Z``)
+    history_tag_moved_to: str | None = None
 
 
 def _top_dir(members: list[tarfile.TarInfo], tarball: Path) -> str:
@@ -73,6 +75,12 @@ def import_release(mirror: Mirror, tarball: Path) -> ImportedRelease:
         digest = sha256_file(tarball)
         mtime = int((root / "Include/patchlevel.h").stat().st_mtime)
         message = f"Python {version} (imported from release tarball {tarball.name}, sha256 {digest})"
+        moved_to = None
+        if mirror.exists() and mirror.tag_sha(tag) is not None and tag not in mirror.imported_tags():
+            # the tag came with a fetched history (`invoke mirror` before it kept imports): the
+            # history's release commit stays reachable as upstream/<tag>; the tag is the tarball's
+            moved_to = UPSTREAM_TAG_PREFIX + tag
+            mirror.move_tag(tag, moved_to)
         existing_tree = mirror.tag_tree(tag) if mirror.exists() else None
         sha = mirror.commit_tree_from_dir(root, f"refs/pystats-import/{tag}", message, f"{mtime} +0000")
         new_tree = mirror.tag_tree(sha)
@@ -85,4 +93,4 @@ def import_release(mirror: Mirror, tarball: Path) -> ImportedRelease:
             existing = mirror.resolve(tag)
             return ImportedRelease(tag, existing.sha, version, digest, already_present=True)
         mirror.set_tag(tag, sha)
-        return ImportedRelease(tag, sha, version, digest, already_present=False)
+        return ImportedRelease(tag, sha, version, digest, already_present=False, history_tag_moved_to=moved_to)

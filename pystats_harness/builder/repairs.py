@@ -25,8 +25,9 @@ from pystats_harness.builder import hunks
 from pystats_harness.builder.upstream import Kind, UpstreamPatch
 from pystats_harness.errors import ConfigError, RevisionNotFound
 from pystats_harness.infra.apply import applicable
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.fs import write_json_atomic
-from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.infra.mirror import Mirror
 from pystats_harness.resources import REPAIRS_TOML
 
 MODES = ("auto", "none")

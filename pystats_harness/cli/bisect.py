@@ -28,8 +28,8 @@ from pystats_harness.cli.common import CONFIG_HELP, REPAIRS_HELP, configuration,
 from pystats_harness.cli.shell import exit_with, harness_task, settings_of
 from pystats_harness.console import Reporter, stdout_console
 from pystats_harness.errors import ConfigError
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.measurer import Measured
 from pystats_harness.measure.outcome import Failure, Outcome
 

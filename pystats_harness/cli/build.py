@@ -26,8 +26,9 @@ from pystats_harness.cli.common import (
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import stdout_console
 from pystats_harness.errors import VerificationFailed
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.infra.mirror import Mirror
 
 
 def mirror(ctx: Context, remote: str | None) -> None:
@@ -42,6 +43,10 @@ def import_release(ctx: Context, tarball: Path) -> None:
     result = releases.import_release(Mirror(ctx.settings.mirror_dir), tarball)
     state = "already present" if result.already_present else "imported"
     stdout_console().print(f"{result.tag} {state}: {result.sha} (tarball sha256 {result.tarball_sha256[:16]}…)")
+    if result.history_tag_moved_to:
+        stdout_console().print(
+            f"the history's {result.tag} (a fetched release commit) is kept as {result.history_tag_moved_to}"
+        )
 
 
 def image(ctx: Context, *, bootstrap: bool, llvm: int | None = None) -> None:
@@ -116,7 +121,7 @@ def verify(ctx: Context, commit: CommitInfo, requested: str, config: ConfigName)
     }
 )
 def mirror_task(c: InvokeContext, remote: str | None = None) -> None:
-    """Clone or update the bare CPython mirror in the cache directory."""
+    """Clone or update the bare CPython mirror in the cache directory (imported tags kept, the remote's as upstream/TAG)."""
     mirror(settings_of(c), remote)
 
 

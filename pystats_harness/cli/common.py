@@ -19,8 +19,8 @@ from pystats_harness.config import DEFAULTS, load_settings
 from pystats_harness.console import Reporter, one_line
 from pystats_harness.dispatch.dispatcher import UnitFailed
 from pystats_harness.errors import BuildFailed, ConfigError, HarnessError, Interrupted, PathNotWritable
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
 
 __all__ = [
     "CONFIG_HELP",

@@ -13,8 +13,8 @@ from pystats_harness.cli.common import number, resolve
 from pystats_harness.cli.shell import harness_task, settings_of
 from pystats_harness.console import READING_WIDTH, stdout_console
 from pystats_harness.errors import ConfigError
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.reports import output_file
 from pystats_harness.stats import compare as _compare
 from pystats_harness.stats import summary

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pystats_harness.builder.cache import CacheEntry
 from pystats_harness.dispatch.units import Attempt, Emit, Work
 from pystats_harness.infra import engine
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.infra.runner import SOURCE_IN_CONTAINER, RunRequest, run_python
 from pystats_harness.stats.summarize_for import ScriptReads, for_script
 

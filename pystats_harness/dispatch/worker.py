@@ -40,8 +40,9 @@ from pystats_harness.errors import (
     ReleaseImportError,
     RevisionNotFound,
 )
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.infra.mirror import Mirror
 
 R = TypeVar("R")
 

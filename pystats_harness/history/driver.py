@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from pystats_harness.builder.configurations import DEFAULT, ConfigName
 from pystats_harness.errors import ConfigError, MissingCounters
 from pystats_harness.history.select import ChangePoint, change_points, choose_benchmarks, pick
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo, Mirror
+from pystats_harness.infra.mirror import Mirror
 from pystats_harness.measure.fleet import open_fleet
 from pystats_harness.measure.measurer import Measured, Row
 from pystats_harness.measure.metric import Metric, parse_metric

@@ -12,7 +12,6 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,20 +20,12 @@ import git
 
 from pystats_harness.errors import CheckoutFailed, MirrorError, RevisionNotFound
 from pystats_harness.infra import proc
+from pystats_harness.infra.commits import CommitInfo
 
-
-@dataclass(frozen=True)
-class CommitInfo:
-    """A resolved revision."""
-
-    rev: str
-    sha: str
-    date: str  # ISO 8601 committer date
-    subject: str
-
-    @property
-    def short(self) -> str:
-        return self.sha[:10]
+# who `import-release` commits as; a tag whose commit has this author is an import, not history
+_IMPORTER = "pystats-harness import-release"
+# where the remote's tag of an imported tag's name is kept (`upstream/v3.13.5`: the release commit in history)
+UPSTREAM_TAG_PREFIX = "upstream/"
 
 
 def _info(c: Any) -> CommitInfo:
@@ -74,11 +65,14 @@ class Mirror:
     def update(self, remote: str) -> str:
         """Fetch every branch and tag of ``remote`` (URL or local path); imported tags are kept.
 
+        A tag this mirror holds from `invoke import-release` (a release tarball's root commit) is not
+        overwritten by the remote's tag of that name: the remote's goes to ``upstream/<tag>``.
         A local repository is borrowed through git alternates instead of being copied, and its
         replace refs come along (so a clone that lacks a blob can still be checked out).
         """
         self.init()
-        refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
+        kept = self.imported_tags()
+        refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", *(f"^refs/tags/{t}" for t in kept)]
         local = _local_objects(remote)
         if local is not None:
             alternates = self.path / "objects" / "info" / "alternates"
@@ -90,14 +84,30 @@ class Mirror:
         with git.Repo(self.path) as repo:
             try:
                 repo.git.fetch(remote, *refspecs, "--no-write-fetch-head")
+                listed = str(repo.git.ls_remote("--tags", "--refs", remote))
+                offered = {line.partition("\trefs/tags/")[2] for line in listed.splitlines()}
+                aside = [t for t in kept if t in offered]
+                if aside:
+                    spec = [f"+refs/tags/{t}:refs/tags/{UPSTREAM_TAG_PREFIX}{t}" for t in aside]
+                    repo.git.fetch(remote, *spec, "--no-write-fetch-head")
             except git.GitCommandError as exc:
                 raise MirrorError(
                     f"cannot fetch {remote} into {self.path}: {_git_error(exc)}; "
                     "check the remote (pystats.mirror_remote) or pass a local clone's path"
                 ) from None
-            heads = len(repo.heads)
-            tags = len(repo.tags)
-        return f"{heads} branches, {tags} tags" + (" (objects borrowed from the local repository)" if local else "")
+            summary = f"{len(repo.heads)} branches, {len(repo.tags)} tags"
+        if kept:
+            as_upstream = f" (the remote's as {', '.join(UPSTREAM_TAG_PREFIX + t for t in aside)})" if aside else ""
+            summary += f"; kept the imported {', '.join(kept)}{as_upstream}"
+        return summary + (" (objects borrowed from the local repository)" if local else "")
+
+    def imported_tags(self) -> list[str]:
+        """The tags that name a release tarball's import (commits made by `import-release`), sorted."""
+        with self._repo() as repo:
+            listed = repo.git.for_each_ref("--format=%(refname:strip=2)\t%(authorname)%(*authorname)", "refs/tags")
+        return sorted(
+            name for name, _, author in (line.partition("\t") for line in listed.splitlines()) if author == _IMPORTER
+        )
 
     # -- revisions --------------------------------------------------------------------------
     def resolve(self, rev: str) -> CommitInfo:
@@ -223,7 +233,7 @@ class Mirror:
         Author, committer and date are fixed, so importing the same files twice gives the same sha.
         """
         self.init()
-        ident = "pystats-harness import-release"
+        ident = _IMPORTER
         email = "import-release@pystats-harness.invalid"
         with tempfile.TemporaryDirectory() as tmp:
             env = dict(
@@ -250,6 +260,24 @@ class Mirror:
             sha = run("commit-tree", tree, "-m", message)
             run("update-ref", tag if tag.startswith("refs/") else f"refs/tags/{tag}", sha)
             return sha
+
+    def tag_sha(self, tag: str) -> str | None:
+        """The commit tag ``tag`` names, or None if the mirror has no such tag."""
+        with self._repo() as repo:
+            try:
+                return repo.commit(f"refs/tags/{tag}").hexsha
+            except (git.BadName, ValueError, git.GitCommandError):
+                return None
+
+    def move_tag(self, tag: str, new_name: str) -> None:
+        """Rename tag ``tag`` to ``new_name``, which must be free or name the same commit."""
+        sha, there = self.tag_sha(tag), self.tag_sha(new_name)
+        if sha is None or there not in (None, sha):
+            why = "the mirror has no such tag" if sha is None else f"{new_name} already names {there}"
+            raise MirrorError(f"cannot move tag {tag} to {new_name}: {why}")
+        with self._repo() as repo:
+            repo.git.update_ref(f"refs/tags/{new_name}", sha)
+            repo.git.update_ref("-d", f"refs/tags/{tag}")
 
     def set_tag(self, tag: str, sha: str) -> None:
         """Create lightweight tag ``tag`` at ``sha`` (refuses to move an existing one)."""

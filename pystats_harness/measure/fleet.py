@@ -18,8 +18,8 @@ from pystats_harness.builder.configurations import DEFAULT, ConfigName
 from pystats_harness.builder.recipe import Recipe
 from pystats_harness.dispatch.dispatcher import Dispatcher, open_dispatcher
 from pystats_harness.dispatch.units import Unit
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.measurer import Measured, MeasureWork, Row
 from pystats_harness.measure.metric import Metric
 from pystats_harness.measure.workload import Workload

@@ -29,9 +29,9 @@ from pystats_harness.builder.upstream import UpstreamPatch, describe_all
 from pystats_harness.dispatch.dispatcher import this_machine
 from pystats_harness.dispatch.units import Attempt, Emit, Unit, Work
 from pystats_harness.errors import BuildFailed
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import write_bytes_atomic
-from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.metric import Metric, parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
 from pystats_harness.measure.runs import Shape, run_manual

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.measure.measurer import Measured
 from pystats_harness.measure.workload import PYPERFORMANCE, Workload
 from pystats_harness.results import RunRecord, Task, UnitRecord

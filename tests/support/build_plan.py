@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pystats_harness.builder import patches
 from pystats_harness.builder.plan import BuildPlan
-from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.infra.commits import CommitInfo
 
 SHA = "a" * 40
 

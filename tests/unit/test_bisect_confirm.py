@@ -28,8 +28,8 @@ from pystats_harness.builder.recipe import Recipe
 from pystats_harness.builder.upstream import Kind, UpstreamPatch
 from pystats_harness.config import load_settings
 from pystats_harness.dispatch import runner as runner_mod
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure import measurer as measurer_mod
 from pystats_harness.measure.measurer import Measured, Measurer, Source
 from pystats_harness.measure.metric import parse_metric

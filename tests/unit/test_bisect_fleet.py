@@ -11,8 +11,8 @@ import pytest
 from pystats_harness.bisect.driver import Progress, _search_with
 from pystats_harness.config import load_settings
 from pystats_harness.errors import HarnessError
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.fleet import Fleet
 from pystats_harness.measure.measurer import Measured, MeasureWork, Source
 from pystats_harness.measure.metric import parse_metric

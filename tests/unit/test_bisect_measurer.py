@@ -10,7 +10,7 @@ import pytest
 from pystats_harness import errors
 from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code_for_error
 from pystats_harness.errors import BuildFailed, ConfigError, EndpointFailed, RunFailed
-from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.measure.measurer import Measured, Source, failure_detail
 from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
 

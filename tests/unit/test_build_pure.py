@@ -17,8 +17,8 @@ from pystats_harness.builder.record import manifest, patched_files
 from pystats_harness.builder.script import TRIM_INSTALL, BuildLog, EventKind, build_script, ccache_delta
 from pystats_harness.builder.series import load_series
 from pystats_harness.config import load_configure_flags, load_settings
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER, SOURCE_IN_CONTAINER
 from pystats_harness.resources import CONFIGS_DIR
 from tests.support.build_plan import SHA, plan

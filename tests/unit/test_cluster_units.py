@@ -22,7 +22,7 @@ from pystats_harness.collect.work import BenchmarkResult, CollectResult, chunk, 
 from pystats_harness.dispatch.dispatcher import UnitFailed, raise_failure
 from pystats_harness.dispatch.worker import RemoteFailure
 from pystats_harness.errors import BuildFailed, ConfigError, FingerprintFailed
-from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.pyperformance.benchmarks import Benchmark, Suite, Timing
 from pystats_harness.stats.collection import Collection, save
 from pystats_harness.validate.baseline import AllowanceUse

@@ -15,7 +15,7 @@ from pystats_harness.builder.plan import PlanInputs, plan_build, to_text
 from pystats_harness.builder.series import load_series
 from pystats_harness.errors import ConfigError, ConfigurationUnsupported, ImageError
 from pystats_harness.exit_codes import ExitCode
-from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.runner import RunRequest, container_spec
 
 TREES = Path(__file__).resolve().parents[1] / "data" / "trees"

@@ -20,7 +20,7 @@ from pystats_harness.diff.run import compared
 from pystats_harness.diff.work import Rendered, reads_two_inputs
 from pystats_harness.errors import ConfigError
 from pystats_harness.exit_codes import ExitCode
-from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.stats.collection import Collection, save
 from tests.support.invoke_runner import invoke_in as _invoke
 

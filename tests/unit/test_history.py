@@ -18,8 +18,8 @@ from pystats_harness.errors import ConfigError
 from pystats_harness.history.driver import HistoryRun, _series
 from pystats_harness.history.report import figure, to_dict, to_markdown
 from pystats_harness.history.select import change_points, choose_benchmarks, pick
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.axes import commit_ticks, wrap_name
 from pystats_harness.measure.measurer import Measured, MeasureWork, Source
 from pystats_harness.measure.metric import parse_metric

@@ -18,8 +18,8 @@ from pystats_harness.collect.recording import recorded as collect_recorded
 from pystats_harness.config import load_settings
 from pystats_harness.console import Reporter
 from pystats_harness.exit_codes import ExitCode
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
-from pystats_harness.infra.mirror import CommitInfo
 from pystats_harness.measure.measurer import Measured, Source
 from pystats_harness.measure.metric import parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome

@@ -17,7 +17,7 @@ from pystats_harness.cli.run import stats_command
 from pystats_harness.errors import ConfigError, InterpreterExited
 from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra import engine, feed
-from pystats_harness.infra.mirror import CommitInfo
+from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.runner import RunRequest, container_spec
 from pystats_harness.infra.script import (
     SCRIPT_DIR_IN_CONTAINER,

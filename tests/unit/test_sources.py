@@ -120,3 +120,40 @@ def test_import_refuses_non_cpython(tmp_path: Path) -> None:
         import_release(Mirror(tmp_path / "m.git"), tmp_path / "junk.tar.xz")
     with pytest.raises(ReleaseImportError, match="does not exist"):
         import_release(Mirror(tmp_path / "m.git"), tmp_path / "nope.tar.xz")
+
+
+def _tag(bare: Path, tag: str, sha: str) -> None:
+    subprocess.run(["git", "--git-dir", str(bare), "tag", tag, sha], check=True)
+
+
+def test_fetching_a_history_keeps_imported_tags(git_repo, tmp_path: Path) -> None:
+    """A history that tags v3.99.1 itself does not overwrite the import; its tag is kept as upstream/v3.99.1."""
+    m = Mirror(tmp_path / "cpython.git")
+    imported = import_release(m, _tarball(tmp_path, "3.99.1"))
+    bare, shas = git_repo([{"a": "1"}, {"a": "2"}])
+    _tag(bare, "v3.99.1", shas[0])
+    _tag(bare, "v3.99.0", shas[1])
+    summary = m.update(str(bare))
+    assert "kept the imported v3.99.1 (the remote's as upstream/v3.99.1)" in summary
+    assert m.resolve("v3.99.1").sha == imported.sha
+    assert m.resolve("upstream/v3.99.1").sha == shas[0]
+    assert m.resolve("v3.99.0").sha == shas[1]
+    assert m.imported_tags() == ["v3.99.1"]
+    assert import_release(m, _tarball(tmp_path, "3.99.1")).already_present  # bootstrap's second import is a no-op
+    m.update(str(bare))  # and a second fetch changes nothing
+    assert m.resolve("v3.99.1").sha == imported.sha and m.resolve("upstream/v3.99.1").sha == shas[0]
+
+
+def test_import_over_a_fetched_history_tag_moves_it_aside(git_repo, tmp_path: Path) -> None:
+    """A mirror whose v3.99.1 came from a history (fetched before imports were kept) takes the import again."""
+    bare, shas = git_repo([{"a": "1"}])
+    _tag(bare, "v3.99.1", shas[0])
+    m = Mirror(tmp_path / "cpython.git")
+    m.update(str(bare))
+    assert m.imported_tags() == []
+    result = import_release(m, _tarball(tmp_path, "3.99.1"))
+    assert not result.already_present and result.history_tag_moved_to == "upstream/v3.99.1"
+    assert m.resolve("v3.99.1").sha == result.sha and m.resolve("upstream/v3.99.1").sha == shas[0]
+    assert m.imported_tags() == ["v3.99.1"]
+    again = import_release(m, _tarball(tmp_path, "3.99.1"))
+    assert again.already_present and again.history_tag_moved_to is None
