@@ -124,6 +124,16 @@ def run_as_main(runscript, extra):
     sys.modules["__main__"] = main_module
     with open(runscript, encoding="utf-8") as f:
         code = compile(f.read(), runscript, "exec")
+    import sysconfig
+
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        # A free-threaded build immortalizes a code object's constants (floats, ints, bytes, tuples of
+        # them), except while compile() runs (gh-118527), so `python runscript` has immortal constants
+        # and compile()'s code has not: LOAD_CONST's increfs would be counted here only. Code made anew
+        # by marshal gets them immortalized, as the worker's does.
+        import marshal
+
+        code = marshal.loads(marshal.dumps(code))
     exec(code, main_module.__dict__)
 
 
