@@ -87,7 +87,11 @@ def bisect_run(
             exc = RevisionNotFound(
                 f"{exc}; HEAD of {Path.cwd()} is not in the mirror: run `invoke mirror --remote {Path.cwd()}` first"
             )
-        err.print(f"bisect-run: error: {escape(one_line(str(exc) or type(exc).__name__))} (exit {code})")
+        reason = escape(one_line(str(exc) or type(exc).__name__))
+        if code == EXIT_SKIP and isinstance(exc, HarnessError):  # a verdict for git bisect, like a measured skip
+            stdout_console().print(f"bisect-run: skip ({reason}) exit {code}")
+            return code
+        err.print(f"bisect-run: error: {reason} (exit {code})")
         if code == EXIT_SKIP and not isinstance(exc, HarnessError):  # unexpected: show where
             err.print(escape(traceback.format_exc()))
         return code

@@ -104,6 +104,7 @@ def _leak_words(t: Tolerance) -> str:
     if t.ignore:
         return "ignored"
     how = f"as the sum with {t.plus}" if t.plus else f"net of {t.minus}" if t.minus else ""
+    how = f"as the sum over the forms {' + '.join(t.forms)}" if t.forms else how
     allowed = f"|a - b| <= {_bound_words(t)}, per process" if t.rel or t.abs else "exactly"
     given = f"; only where {t.condition('gc.<gen>.x')} is equal, else not compared" if t.given else ""
     return (f"{how}, {allowed}" if how else allowed) + given
@@ -119,7 +120,7 @@ def _leak_check(suite: SuiteConfig) -> list[Rule]:
     rules = []
     for o in suite.leak_rules:
         t = o.tolerance
-        kind = Kind.IGNORE if t.ignore else Kind.SUM if t.plus else Kind.MINUS if t.minus else Kind.TOLERANCE
+        kind = Kind.IGNORE if t.ignore else Kind.SUM if t.plus or t.forms else Kind.MINUS if t.minus else Kind.TOLERANCE
         why = f"{t.reason} (measured: {t.measured})" if t.measured else t.reason
         rules.append(Rule(f"leak_check.rule[{o.match}]", kind, o.match, _leak_words(t), SAME_BUILD, why))
     slack = Rule(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,6 +27,9 @@ class Tolerance:
     #: compared only where the counter that differs from this one in its last name part by this word
     #: (``collections`` for ``gc.0.object_visits``: ``gc.0.collections``) is equal on both sides
     given: str = ""
+    #: compared as the sum over these forms of one instruction, in every place of the name that holds
+    #: one (``pair.CACHE.RESUME``: ``pair.CACHE.RESUME`` + ``pair.CACHE.RESUME_CHECK``)
+    forms: tuple[str, ...] = ()
 
     def condition(self, name: str) -> str:
         """The counter that must be equal for ``name`` to be compared ("" for none)."""
@@ -34,6 +38,10 @@ class Tolerance:
     def value(self, counts: Mapping[str, int], name: str) -> int:
         """What is compared of ``name``: its count, net of ``minus``, plus ``plus``."""
         got = counts.get(name, 0)
+        if self.forms:
+            parts = name.split(".")
+            choices = [self.forms if p in self.forms else (p,) for p in parts]
+            got = sum(counts.get(".".join(n), 0) for n in itertools.product(*choices))
         return got - (counts.get(self.minus, 0) if self.minus else 0) + (counts.get(self.plus, 0) if self.plus else 0)
 
     def within(self, a: float | Fraction, b: float | Fraction) -> bool:
@@ -138,7 +146,7 @@ def compared(name: str) -> bool:
 
 
 def _tolerance(raw: dict[str, Any], where: str) -> Tolerance:
-    unknown = set(raw) - {"rel", "abs", "ignore", "reason", "match", "minus", "plus", "measured", "given"}
+    unknown = set(raw) - {"rel", "abs", "ignore", "reason", "match", "minus", "plus", "measured", "given", "forms"}
     if unknown:
         raise ConfigError(f"{SUITE_TOML.name}: {where}: unknown keys {sorted(unknown)}")
     return Tolerance(
@@ -150,6 +158,7 @@ def _tolerance(raw: dict[str, Any], where: str) -> Tolerance:
         str(raw.get("plus", "")),
         str(raw.get("measured", "")),
         str(raw.get("given", "")),
+        tuple(str(f) for f in raw.get("forms", ())),
     )
 
 

@@ -30,6 +30,7 @@ from pystats_harness.measure.suiteconfig import ThreadCanary
 from pystats_harness.stats.collection import collect
 from pystats_harness.stats.names import NameTables
 from pystats_harness.suite import canaries as _canaries
+from pystats_harness.suite import canary_counts as _canary_counts
 from pystats_harness.suite import thread_canary as _script
 
 Key = tuple[int, int, int]  # (threads, K, repeat)
@@ -147,10 +148,10 @@ def _linear(path: Path, names: NameTables | None, table: Mapping[str, Any]) -> d
             _, a, b = key.split(".", 2)
             pair = f"pair.{families.get(a, a)}.{families.get(b, b)}"
             out[pair] = out.get(pair, 0) + v
-    events: tuple[str, ...] = ("success", "failure") if table.get("attempt_double_counted", True) else ()
-    events += ("miss",) if table.get("miss_double_counted", False) else ()
+    misses: tuple[str, ...] = ("miss",) if table.get("miss_double_counted", False) else ()
     for family in set(families.values()):
-        twice = sum(counters.get(f"opcode.{family}.specialization.{e}", 0) for e in events)
+        attempts = ("success", "failure") if _canary_counts.attempts_counted_twice(table, family) else ()
+        twice = sum(counters.get(f"opcode.{family}.specialization.{e}", 0) for e in attempts + misses)
         if twice:
             out[f"pair.{family}.{family}"] = out.get(f"pair.{family}.{family}", 0) - twice
     return out

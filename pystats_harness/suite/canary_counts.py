@@ -65,6 +65,12 @@ def _group_of(family, table):
     return family
 
 
+def attempts_counted_twice(table, family):
+    """Whether ``family``'s specialization attempts re-dispatch (counted twice): the table's global
+    rule, except for the families that specialize in place (``attempt_in_place``, 3.15's RESUME)."""
+    return table.get("attempt_double_counted", True) and family not in table.get("attempt_in_place", ())
+
+
 def family_counts(dump, table):
     """Corrected execution count per family (or group) of one parsed dump.
 
@@ -93,7 +99,7 @@ def family_counts(dump, table):
         if name == family:  # the base entry carries the family's specialization counters
             # Only families with specialized forms make attempts; 3.11 FOR_ITER (none) counts
             # every execution as a "failure" just to classify iterators (ceval.c:4336).
-            if table.get("attempt_double_counted", True) and family in specializable:
+            if attempts_counted_twice(table, family) and family in specializable:
                 add(family, -(entry.get("success", 0) + entry.get("failure", 0)))
             if table.get("miss_double_counted", False):
                 add(family, -entry.get("miss", 0))

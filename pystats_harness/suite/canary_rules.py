@@ -211,7 +211,9 @@ def resolve(names_by_number, families, source):
     attempts = (source or {}).get("attempts", absent)
     rules["misses"] = misses.get("why", "")
     rules["attempts"] = attempts.get("why", "")
+    in_place = sorted(n for n in attempts.get("in_place", ()) if families.get(n, n) == n)
     return {
+        **({"attempt_in_place": in_place} if in_place else {}),
         "implied": implied,
         "skipped_after": skipped_after,
         "groups": {JUMP_GROUP: sorted(members)} if members else {},

@@ -25,7 +25,8 @@ literals removed first):
 
 Globally: whether a miss (``DEOPT_IF``) and a specialization attempt (``DISPATCH_SAME_OPARG``)
 reach a point where the instruction is counted a second time (``counted_twice``: true, false, or
-null when the source does not show it; ``why`` says what was read); and whether a miss decrements
+null when the source does not show it; ``why`` says what was read; ``in_place``: the handlers whose
+attempt does not re-dispatch, 3.15's ``RESUME``); and whether a miss decrements
 the base instruction's ``deferred`` count before that instruction (reached by ``GO_TO_INSTRUCTION``)
 increments it (``deferred``: ``decremented`` true, false or null; main Nov 2022 - Dec 2023, 3.12:
 ``UPDATE_MISS_STATS`` has ``STAT_DEC((INSTNAME), deferred)`` next to ``STAT_INC((INSTNAME), miss)``).
@@ -49,6 +50,7 @@ _ATTEMPT_END = re.compile(r"\bDISPATCH\(\)|\b\w*DISPATCH\w*\(\)|\bJUMP_TO_INSTRU
 _DEC_DEFERRED = re.compile(r"\bSTAT_DEC\(\s*\(?\s*(\w+)\s*\)?\s*,\s*deferred\s*\)")
 _PREDICTED_LABEL = re.compile(r"\bPREDICTED\(|\bPREDICTED_\w+\s*:")
 _SKIPS_NEXT = re.compile(r"\bnext_instr\s*->\s*op\.code\s*==\s*([A-Z][A-Z0-9_]*)\b")
+_REDISPATCH = re.compile(r"\b\w*DISPATCH_SAME_OPARG\(|\bDISPATCH_GOTO\w*\(")
 _READS_LATER = re.compile(r"\bnext_instr\[\s*\d+\s*\]\s*\.\s*op\.arg|\b_Py_OPARG\(\s*next_instr\[\s*\d+\s*\]\s*\)")
 
 
@@ -195,10 +197,20 @@ def _attempt_fact(macros, handlers):
     defs = [d for text in macros for name in names for d in macro_definitions(text, name)]
     if not defs:
         return _adaptive_redispatch_fact(macros, handlers)
-    if all("DISPATCH_GOTO()" in d for d in defs):
-        why = "DISPATCH_SAME_OPARG re-dispatches (DISPATCH_GOTO) to the specialized instruction, which is counted"
+    # 3.15 and main: DISPATCH_GOTO_NON_TRACING(), the same jump through the table that records no
+    # JIT trace.  A handler that calls _Py_Specialize_* and does not re-dispatch after it (3.15's
+    # _QUICKEN_RESUME rewrites RESUME, counts the attempt and goes on) is not counted twice.
+    gotos = ("DISPATCH_GOTO()", "DISPATCH_GOTO_NON_TRACING()")
+    if not all(any(g in d for g in gotos) for d in defs):
+        return {"counted_twice": None, "why": "DISPATCH_SAME_OPARG does not re-dispatch with DISPATCH_GOTO"}
+    used = ", ".join(sorted({g.rstrip("()") for d in defs for g in gotos if g in d}))
+    why = "DISPATCH_SAME_OPARG re-dispatches (%s) to the specialized instruction, which is counted" % used
+    at = {n: b.find("_Py_Specialize_") for n, b in handlers.items()}
+    in_place = sorted(n for n, b in handlers.items() if at[n] >= 0 and not _REDISPATCH.search(b[at[n] :]))
+    if not in_place:
         return {"counted_twice": True, "why": why}
-    return {"counted_twice": None, "why": "DISPATCH_SAME_OPARG does not re-dispatch with DISPATCH_GOTO"}
+    why += "; not %s: specialized in place, no re-dispatch after _Py_Specialize_*" % ", ".join(in_place)
+    return {"counted_twice": True, "why": why, "in_place": in_place}
 
 
 def _adaptive_redispatch_fact(macros, handlers):

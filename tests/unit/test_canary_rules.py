@@ -113,6 +113,19 @@ def test_miss_and_attempt_facts() -> None:
     assert S.source_facts(files, OPNAMES)["misses"]["counted_twice"] is False
     notrace = MISS_311.replace("define DISPATCH_SAME_OPARG", "define NOTRACE_DISPATCH_SAME_OPARG")
     assert S.source_facts({"Python/ceval.c": notrace}, OPNAMES)["attempts"]["counted_twice"] is True
+    non_tracing = MISS_311.replace("DISPATCH_GOTO(); \\\n    }", "DISPATCH_GOTO_NON_TRACING(); \\\n    }", 1)
+    assert "DISPATCH_GOTO_NON_TRACING" in non_tracing  # 3.15 and main
+    attempts = S.source_facts({"Python/ceval.c": non_tracing}, OPNAMES)["attempts"]
+    assert attempts == {"counted_twice": True, "why": attempts["why"]} and "NON_TRACING" in attempts["why"]
+    elsewhere = MISS_311.replace("DISPATCH_GOTO(); \\\n    }", "goto somewhere; \\\n    }", 1)
+    assert S.source_facts({"Python/ceval.c": elsewhere}, OPNAMES)["attempts"]["counted_twice"] is None
+    in_place = "TARGET(RESUME) {\n if (x) { next_instr = this_instr; DISPATCH(); }\n _Py_Specialize_Resume(i);\n DISPATCH();\n}\n"
+    in_place += "TARGET(LOAD_X) {\n _Py_Specialize_LoadX(i);\n DISPATCH_SAME_OPARG();\n}\n"
+    attempts = S.source_facts({"Python/ceval.c": non_tracing + in_place}, OPNAMES)["attempts"]
+    assert attempts["counted_twice"] is True and attempts["in_place"] == ["RESUME"]  # 3.15's _QUICKEN_RESUME
+    assert "not RESUME" in attempts["why"]
+    table = R.resolve({1: "RESUME", 2: "RESUME_CHECK"}, {"RESUME_CHECK": "RESUME"}, {"attempts": attempts})
+    assert table["attempt_double_counted"] is True and table["attempt_in_place"] == ["RESUME"]
     no_miss_block = MISS_311.split("miss:")[0]
     assert S.source_facts({"Python/ceval.c": no_miss_block}, OPNAMES)["misses"]["counted_twice"] is None
     assert S.source_facts({}, OPNAMES)["misses"]["counted_twice"] is None

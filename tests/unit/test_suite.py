@@ -126,6 +126,24 @@ def test_family_counts_313_attempts_and_implied() -> None:
     assert got == {"LOAD_ATTR": 107, "CALL": 7, "POP_TOP": 8}
 
 
+def test_family_counts_315_resume_specializes_in_place() -> None:
+    """3.15's RESUME counts an attempt (success, or failure after a RESUME_CHECK miss) and goes on
+    without re-dispatching: its attempts are not subtracted, the other families' still are."""
+    table = {
+        "families": {"RESUME_CHECK": "RESUME", "LOAD_ATTR_SLOT": "LOAD_ATTR"},
+        "attempt_double_counted": True,
+        "attempt_in_place": ["RESUME"],
+    }
+    dump = {
+        "RESUME": entry(35, success=35, failure=2),
+        "RESUME_CHECK": entry(1000, miss=2),
+        "LOAD_ATTR": entry(10, success=3),
+        "LOAD_ATTR_SLOT": entry(100),
+    }
+    assert C.family_counts(dump, table) == {"RESUME": 1035, "LOAD_ATTR": 107}
+    assert C.family_counts(dump, dict(table, attempt_in_place=[]))["RESUME"] == 998
+
+
 def test_family_counts_311_numeric_misses_superinstructions_group() -> None:
     dump = {
         "17": entry(5, success=2, miss=6),  # LOAD_ATTR base: 2 attempts and 6 misses double counted
@@ -493,7 +511,9 @@ def test_suite_config_schema() -> None:
         assert found is not None and not found[1].ignore and found[1].measured, name
     assert loaded.leak_ignored("objects.method_cache_collisions")
     assert loaded.leak_rule("opcode.LOAD_ATTR.execution_count") is None
-    assert loaded.leak_rule("opcode.RESUME.execution_count") is None
+    resume = loaded.leak_rule("opcode.RESUME.execution_count")  # 3.15: the sum over RESUME's forms, exactly
+    assert resume is not None and resume[1].forms and not resume[1].abs and not resume[1].rel
+    assert loaded.leak_rule("opcode.RESUME.specialization.deferred") is None
     assert loaded.leak_rule("objects.interpreter_increfs") is None  # measured equal: exact
     assert loaded.tolerance_for("objects.method_cache_hits").ignore
     assert loaded.tolerance_for("pair.LOAD_FAST.LOAD_ATTR") == loaded.tolerance_for("opcode.X.execution_count")
@@ -504,3 +524,24 @@ def test_suite_config_schema() -> None:
 def key_matches(key: str, pattern: str) -> bool:
     """suite.toml patterns: only ``*`` and ``?`` are wildcards (``[`` is literal)."""
     return fnmatch.fnmatchcase(key, pattern.replace("[", "[[]"))
+
+
+def test_leak_rule_over_an_instructions_forms() -> None:
+    """3.15: a RESUME_CHECK miss makes the next execution a RESUME; the rule compares the sum over the
+    forms in every place of the name, so a split that moves one execution passes and a lost one fails."""
+    from pystats_harness.measure.leakrules import compare
+    from pystats_harness.measure.suiteconfig import load_suite
+    from pystats_harness.stats.exact import Rate
+
+    suite = load_suite(CONFIG)
+    a = {"opcode.RESUME.execution_count": 9, "opcode.RESUME_CHECK.execution_count": 72961}
+    a |= {"pair.RESUME.RESUME_CHECK": 4, "pair.RESUME_CHECK.RESUME_CHECK": 10, "pair.CACHE.RESUME": 4}
+    b = {"opcode.RESUME.execution_count": 8, "opcode.RESUME_CHECK.execution_count": 72962}
+    b |= {"pair.RESUME.RESUME": 1, "pair.RESUME_CHECK.RESUME_CHECK": 13, "pair.CACHE.RESUME": 3}
+    b |= {"pair.CACHE.RESUME_CHECK_JIT": 1}
+    for name in ("opcode.RESUME.execution_count", "opcode.RESUME_CHECK.execution_count", "pair.CACHE.RESUME"):
+        c = compare(suite, name, Rate(a), Rate(b))
+        assert c.held and c.rule and c.compared[0] == c.compared[1], name
+    assert compare(suite, "pair.RESUME_CHECK.RESUME_CHECK", Rate(a), Rate(b)).held  # 14 both: four combinations
+    lost = dict(b, **{"opcode.RESUME_CHECK.execution_count": 72961})
+    assert not compare(suite, "opcode.RESUME.execution_count", Rate(a), Rate(lost)).held
