@@ -9,10 +9,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from pystats_harness.errors import ConfigError
 from pystats_harness.resources import SUITE_TOML
+
+_N = TypeVar("_N", int, Fraction)
 
 
 @dataclass(frozen=True)
@@ -35,14 +37,15 @@ class Tolerance:
         """The counter that must be equal for ``name`` to be compared ("" for none)."""
         return name.rsplit(".", 1)[0] + "." + self.given if self.given else ""
 
-    def value(self, counts: Mapping[str, int], name: str) -> int:
+    def value(self, counts: Mapping[str, _N], name: str) -> _N:
         """What is compared of ``name``: its count, net of ``minus``, plus ``plus``."""
         got = counts.get(name, 0)
         if self.forms:
             parts = name.split(".")
             choices = [self.forms if p in self.forms else (p,) for p in parts]
             got = sum(counts.get(".".join(n), 0) for n in itertools.product(*choices))
-        return got - (counts.get(self.minus, 0) if self.minus else 0) + (counts.get(self.plus, 0) if self.plus else 0)
+        net = got - (counts.get(self.minus, 0) if self.minus else 0) + (counts.get(self.plus, 0) if self.plus else 0)
+        return cast(_N, net)  # type: ignore[redundant-cast]  # int or Fraction (a baseline's per-loop values)
 
     def within(self, a: float | Fraction, b: float | Fraction) -> bool:
         """Symmetric (neither side is the reference): ``|a - b| <= abs + rel * max(|a|, |b|)``, exactly."""

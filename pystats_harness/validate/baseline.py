@@ -113,8 +113,8 @@ def _compared(
         if compared(name):
             tol = suite.tolerance_for(name)
             b, v = Fraction(base.get(name, 0)), Fraction(new.get(name, 0))
-            if tol.minus:
-                b, v = b - Fraction(base.get(tol.minus, 0)), v - Fraction(new.get(tol.minus, 0))
+            if tol.minus or tol.plus or tol.forms:  # net of, or summed with, other counters
+                b, v = tol.value({k: Fraction(x) for k, x in base.items()}, name), tol.value(dict(new), name)
             yield name, tol, b, v if places is None else round(v, places)
 
 
@@ -131,7 +131,8 @@ def uses(
         elif b == v:
             equal += 1
         elif tol.allows(b, v):
-            into.add(rule, Kind.MINUS if tol.minus else Kind.TOLERANCE, name, float(b), float(v))
+            kind = Kind.MINUS if tol.minus else Kind.SUM if tol.plus or tol.forms else Kind.TOLERANCE
+            into.add(rule, kind, name, float(b), float(v))
     return equal
 
 

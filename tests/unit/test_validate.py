@@ -208,3 +208,22 @@ def test_deviation_in_the_json_is_machine_readable() -> None:
         "nbody": {"counter": "objects.frees", "deviation": 12.5, "allowed": 25.0, "used": 0.5, "compared": 9},
         "richards": {"counter": None, "deviation": 0.0, "allowed": 0.0, "used": 0.0, "compared": 7},
     }
+
+
+def test_a_baseline_compares_resumes_forms_as_their_sum() -> None:
+    """3.15: one RESUME_CHECK miss more moves an execution (and its pairs) to RESUME: the baseline
+    compares the sum over RESUME's forms, exactly, so that passes and a lost execution does not."""
+    suite = load_suite()
+    base = {"opcode.RESUME.execution_count": Fraction(8, 10), "opcode.RESUME_CHECK.execution_count": Fraction(7296)}
+    base |= {"pair.CACHE.RESUME": Fraction(3, 10), "pair.CACHE.RESUME_CHECK": Fraction(7292)}
+    moved = {
+        "opcode.RESUME.execution_count": Fraction(9, 10),
+        "opcode.RESUME_CHECK.execution_count": Fraction(72959, 10),
+    }
+    moved |= {"pair.CACHE.RESUME": Fraction(4, 10), "pair.CACHE.RESUME_CHECK": Fraction(72919, 10)}
+    assert deviations(base, moved, suite) == []
+    lost = dict(moved, **{"opcode.RESUME_CHECK.execution_count": Fraction(72958, 10)})
+    assert [d.name for d in deviations(base, lost, suite)] == [
+        "opcode.RESUME.execution_count",
+        "opcode.RESUME_CHECK.execution_count",
+    ]
