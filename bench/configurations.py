@@ -57,6 +57,8 @@ def held_under_threads(ctx: Context, entry: Any) -> str:
     worst = verdict.worst()
     if verdict.exact or worst is None:
         return "counters hold under threads"
+    if verdict.alive_missing():
+        return "counters hold under threads, but the threads alive at the exit dump are missing from it"
     return f"counters lose updates under threads ({worst.family} {float(worst.share):.1%} with {worst.threads} threads)"
 
 

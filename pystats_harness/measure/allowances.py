@@ -33,7 +33,7 @@ class Kind(enum.StrEnum):
     IGNORE = "not compared"
     TOLERANCE = "tolerance"  # |new - base| <= abs + rel * |base|
     MINUS = "net of another counter"
-    SUM = "as a sum with another counter"
+    SUM = "as a sum with other counters"
     SLACK = "fixed slack"
     DEFERRED = "deferred window"
     MACHINERY = "machinery bound"
@@ -50,6 +50,16 @@ class Rule:
     reason: str
 
 
+def kind_of(t: Tolerance) -> Kind:
+    """What kind of allowance a tolerance is: not compared, a sum (with a counter or over an instruction's
+    forms), net of a counter, or a bound on the difference."""
+    if t.ignore:
+        return Kind.IGNORE
+    if t.plus or t.forms:
+        return Kind.SUM
+    return Kind.MINUS if t.minus else Kind.TOLERANCE
+
+
 BASELINES_AND_COLLECT = "validate baselines (a recorded baseline may come from another build of the version)"
 
 
@@ -57,6 +67,7 @@ def _tolerance_words(t: Tolerance) -> str:
     if t.ignore:
         return "ignored"
     net = f"compared net of {t.minus}; " if t.minus else ""
+    net = f"compared as the sum over the forms {' + '.join(t.forms)}; " if t.forms else net
     return f"{net}|a - b| <= {t.abs:g} + {t.rel:.0%} of the base"
 
 
@@ -90,9 +101,10 @@ def _tolerances(suite: SuiteConfig) -> list[Rule]:
     ]
     for o in suite.overrides:
         t = o.tolerance
-        kind = Kind.IGNORE if t.ignore else Kind.MINUS if t.minus else Kind.TOLERANCE
         words = _tolerance_words(t)
-        rules.append(Rule(f"tolerances.override[{o.match}]", kind, o.match, words, BASELINES_AND_COLLECT, t.reason))
+        rules.append(
+            Rule(f"tolerances.override[{o.match}]", kind_of(t), o.match, words, BASELINES_AND_COLLECT, t.reason)
+        )
     return rules
 
 
@@ -120,9 +132,8 @@ def _leak_check(suite: SuiteConfig) -> list[Rule]:
     rules = []
     for o in suite.leak_rules:
         t = o.tolerance
-        kind = Kind.IGNORE if t.ignore else Kind.SUM if t.plus or t.forms else Kind.MINUS if t.minus else Kind.TOLERANCE
         why = f"{t.reason} (measured: {t.measured})" if t.measured else t.reason
-        rules.append(Rule(f"leak_check.rule[{o.match}]", kind, o.match, _leak_words(t), SAME_BUILD, why))
+        rules.append(Rule(f"leak_check.rule[{o.match}]", kind_of(t), o.match, _leak_words(t), SAME_BUILD, why))
     slack = Rule(
         "leak_check.fixed_part_slack",
         Kind.SLACK,

@@ -80,7 +80,7 @@ class ThreadVerdict:
         and each copy's first JUMP_BACKWARD and RESUME count once more (3 in 320,000 with 8 threads)."""
         many = [c for c in self.counted if c.threads > 1]
         near = Fraction(1, 1000)
-        return bool(many) and all(abs(c.share - Fraction((c.threads + 1) // 2, c.threads)) <= near for c in many)
+        return bool(many) and all(abs(c.share - Fraction(_script.exited(c.threads), c.threads)) <= near for c in many)
 
     def worst_by_threads(self) -> dict[int, dict[str, Fraction]]:
         """{T: {family: share furthest from 100 % over the repeats}}."""
@@ -105,7 +105,7 @@ class ThreadVerdict:
             exact = self.plain().replace(" with ", " exact with ", 1)
             return f"{exact} (families: 2N - N == T x N x dis; pairs by family and calls: T x one thread's); {NOT_COMPARED}"
         if self.alive_missing():
-            shares = ", ".join(sorted({f"{(t + 1) // 2}/{t}" for t in p.thread_counts if t > 1}))
+            shares = ", ".join(sorted({f"{_script.exited(t)}/{t}" for t in p.thread_counts if t > 1}))
             return (
                 f"the threads still alive at the dump are missing from it: every family counted the exited "
                 f"threads' share ({shares} threads exited, to 0.1 %) in all {p.repeats} runs: their stats are not merged"

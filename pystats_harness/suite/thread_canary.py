@@ -159,11 +159,11 @@ def one(kernel_name, threads, k):
         on = off = lambda: None
     gate, hold = _thread.allocate_lock(), _thread.allocate_lock()
     hold.acquire()
-    done = [_thread.allocate_lock() for _ in range(threads // 2)]
+    done = [_thread.allocate_lock() for _ in range(threads - exited(threads))]
     for lock in done:
         lock.acquire()
     finished = []
-    exiting = [functools.partial(_exiting, gate, kernel, k, finished) for _ in range(threads - len(done))]
+    exiting = [functools.partial(_exiting, gate, kernel, k, finished) for _ in range(exited(threads))]
     alive = [(_alive, (gate, kernel, k, lock, hold)) for lock in done]
     sleep = time.sleep
     _warm_up(kernel, start)
@@ -185,6 +185,12 @@ def one(kernel_name, threads, k):
             "cannot_run": "%d of %d joined threads were still running (%s)" % (len(exiting) - joined, len(exiting), how)
         }
     return {"threads": threads, "k": k, "exited": len(exiting), "alive": len(alive), "join": how}
+
+
+def exited(threads):
+    """How many of ``threads`` exit (and are joined) before the bracket ends: half, rounded up; the rest
+    are still alive at the dump."""
+    return (threads + 1) // 2
 
 
 def sweep(kernel_name, n, repeats, thread_counts):

@@ -19,7 +19,7 @@ from pystats_harness import __version__
 from pystats_harness.builder.configurations import DEFAULT
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import write_json_atomic
-from pystats_harness.measure.allowances import Kind, Uses
+from pystats_harness.measure.allowances import Kind, Uses, kind_of
 from pystats_harness.measure.suiteconfig import SuiteConfig, Tolerance, compared
 from pystats_harness.resources import BASELINES_DIR
 from pystats_harness.stats.exact import display, net
@@ -109,12 +109,14 @@ def _compared(
     """(name, tolerance, baseline, value) of every compared counter, exact (missing counters count as
     0; the value rounded to ``places`` decimals when the baseline was). A tolerance with ``minus``
     compares both net of that counter."""
+    exact_base = {k: Fraction(x) for k, x in base.items()}
+    new = dict(new)
     for name in sorted(set(base) | set(new)):
         if compared(name):
             tol = suite.tolerance_for(name)
-            b, v = Fraction(base.get(name, 0)), Fraction(new.get(name, 0))
+            b, v = exact_base.get(name, Fraction(0)), Fraction(new.get(name, 0))
             if tol.minus or tol.plus or tol.forms:  # net of, or summed with, other counters
-                b, v = tol.value({k: Fraction(x) for k, x in base.items()}, name), tol.value(dict(new), name)
+                b, v = tol.value(exact_base, name), tol.value(new, name)
             yield name, tol, b, v if places is None else round(v, places)
 
 
@@ -131,8 +133,7 @@ def uses(
         elif b == v:
             equal += 1
         elif tol.allows(b, v):
-            kind = Kind.MINUS if tol.minus else Kind.SUM if tol.plus or tol.forms else Kind.TOLERANCE
-            into.add(rule, kind, name, float(b), float(v))
+            into.add(rule, kind_of(tol), name, float(b), float(v))
     return equal
 
 
