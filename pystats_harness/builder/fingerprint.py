@@ -157,6 +157,14 @@ def _markers(stdout: str) -> dict[str, str]:
     return dict(line.split("=", 1) for line in stdout.splitlines() if re.match(r"^[A-Z_]+=", line))
 
 
+def _why_it_ended(stderr: str) -> str:
+    """The line that says why a process ended: a fatal error's (``Fatal Python error: ...``, above the
+    traceback of the crash), else the last line."""
+    lines = stderr.strip().splitlines()
+    fatal = [line for line in lines if line.startswith("Fatal Python error:")]
+    return (fatal or lines[-1:] or [""])[0]
+
+
 def judge(probe: Probe, obs: Observation) -> ProbeVerdict:
     nonzero_files = [name for name, text in obs.stats_files if nonzero_counters(text)]
     zero_files = len(obs.stats_files) - len(nonzero_files)
@@ -167,8 +175,7 @@ def judge(probe: Probe, obs: Observation) -> ProbeVerdict:
     )
     problems: list[str] = []
     if obs.exit_code != 0:
-        last = obs.stderr.strip().splitlines()[-1:] or [""]
-        problems.append(f"exit code {obs.exit_code}: {last[0][:120]}")
+        problems.append(f"exit code {obs.exit_code}: {_why_it_ended(obs.stderr)[:120]}")
     if "Traceback (most recent call last)" in obs.stderr and obs.exit_code == 0:
         problems.append("traceback on stderr")
     if probe.expect != Expect.STDERR_DUMP and stderr_counters:

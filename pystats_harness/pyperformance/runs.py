@@ -42,8 +42,8 @@ THREAD_STATE_PATH = f"{SUITE_MOUNT}/thread_state"
 THREAD_STATE_NOTE = (
     "free-threaded build: object counters (increfs, decrefs) depend on whether the process has ever started "
     "a thread (gh-117783 immortalizes deferred-refcount objects then); every process of this collect started "
-    "and joined one at start-up (suite/thread_state/usercustomize.py), so both paths compare in that state; and "
-    "on code constants being immortal (not under compile(), gh-118527): the manual path remakes its code by marshal"
+    "and joined one at start-up (suite/thread_state/usercustomize.py), so both paths compare in that state; and on "
+    "which code constants are immortal (not as `python script` under compile(), gh-118527): the manual path remakes them"
 )
 
 

@@ -112,6 +112,37 @@ def prepare_as_worker(runner):
     instantiate_selected_hooks(["pystats"])
 
 
+def _anew(obj, memo):
+    """``obj`` with every string of more than one character in it (in the constants of nested code
+    objects, tuples and frozensets) a new, not interned object; one-character strings are the
+    interpreter's own singletons either way."""
+    kind = type(obj)
+    if kind is str:
+        if len(obj) > 1 and obj not in memo:
+            memo[obj] = obj.encode("utf-8", "surrogatepass").decode("utf-8", "surrogatepass")
+        return memo.get(obj, obj)
+    if kind is tuple:
+        return tuple(_anew(x, memo) for x in obj)
+    if kind is frozenset:
+        return frozenset(_anew(x, memo) for x in obj)
+    if isinstance(obj, types.CodeType):
+        return obj.replace(co_consts=_anew(obj.co_consts, memo))
+    return obj
+
+
+def as_a_script_is(code):
+    """compile()'s code with its constants made as ``python runscript`` makes them, on a free-threaded
+    build: which of them are immortal decides whether LOAD_CONST's increfs are counted. compile() turns
+    the build's immortalization of code constants off while it runs (gh-118527), and on 3.13 that makes
+    it intern (and so immortalize) every string constant, where a script's code interns only those that
+    look like identifiers ('>Q' is mortal there). Its strings made anew and the code made again by
+    marshal outside compile(), every constant is interned, or not, by the build's own rule, as the
+    worker's are."""
+    import marshal
+
+    return marshal.loads(marshal.dumps(_anew(code, {})))
+
+
 def run_as_main(runscript, extra):
     """Run the script as ``python runscript EXTRA`` would: argv, path and a ``__main__`` whose dict is
     set up as the interpreter sets it up, in that order."""
@@ -127,13 +158,7 @@ def run_as_main(runscript, extra):
     import sysconfig
 
     if sysconfig.get_config_var("Py_GIL_DISABLED"):
-        # A free-threaded build immortalizes a code object's constants (floats, ints, bytes, tuples of
-        # them), except while compile() runs (gh-118527), so `python runscript` has immortal constants
-        # and compile()'s code has not: LOAD_CONST's increfs would be counted here only. Code made anew
-        # by marshal gets them immortalized, as the worker's does.
-        import marshal
-
-        code = marshal.loads(marshal.dumps(code))
+        code = as_a_script_is(code)
     exec(code, main_module.__dict__)
 
 

@@ -84,6 +84,7 @@ def test_a_configuration_is_chosen_by_probing_the_tree(
         ("py312-postfix", "tier2", "has no -X uops switch"),
         ("py312-postfix", "freethreading", "configure.ac has no --disable-gil"),
         ("py313", "jit", "Tools/jit/_llvm.py requires LLVM 18, which the builder's Debian does not have"),
+        ("py315-jit", "jit", "Tools/jit/_llvm.py requires LLVM 21, which the builder's Debian does not have"),
         ("py313-dev-jit-nostats", "jit", "the JIT's code counts no tier-2 pystats"),
     ],
 )

@@ -53,6 +53,13 @@ def test_nonzero_stats() -> None:
         BY_ID["on-work-off"], obs(stderr="Traceback (most recent call last):\nAttributeError: _stats_on", exit_code=1)
     )
     assert not crashed.ok and "exit code 1: AttributeError: _stats_on" in crashed.problems[0]
+    # v3.15.0rc1 --config tier2 (measured): the fatal error is named, not the crash's last frame
+    fatal = (
+        "Fatal Python error: effective_trace_length: No terminating instruction\nPython runtime state: initialized\n\n"
+        'Current thread 0x00007feb97a63740 [python3] (most recent call first):\n  File "<string>", line 9 in <module>\n'
+    )
+    segv = judge(BY_ID["on-work-off"], obs(stderr=fatal, exit_code=139))
+    assert segv.problems[0] == "exit code 139: Fatal Python error: effective_trace_length: No terminating instruction"
     noisy = judge(BY_ID["xoption"], obs([("a.txt", STARTUP)], stderr=STARTUP))
     assert noisy.problems == ("stats dumped on stderr",)
 
