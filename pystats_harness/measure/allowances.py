@@ -50,7 +50,7 @@ class Rule:
     reason: str
 
 
-def kind_of(t: Tolerance) -> Kind:
+def allowance_kind(t: Tolerance) -> Kind:
     """What kind of allowance a tolerance is: not compared, a sum (with a counter or over an instruction's
     forms), net of a counter, or a bound on the difference."""
     if t.ignore:
@@ -103,7 +103,7 @@ def _tolerances(suite: SuiteConfig) -> list[Rule]:
         t = o.tolerance
         words = _tolerance_words(t)
         rules.append(
-            Rule(f"tolerances.override[{o.match}]", kind_of(t), o.match, words, BASELINES_AND_COLLECT, t.reason)
+            Rule(f"tolerances.override[{o.match}]", allowance_kind(t), o.match, words, BASELINES_AND_COLLECT, t.reason)
         )
     return rules
 
@@ -133,7 +133,7 @@ def _leak_check(suite: SuiteConfig) -> list[Rule]:
     for o in suite.leak_rules:
         t = o.tolerance
         why = f"{t.reason} (measured: {t.measured})" if t.measured else t.reason
-        rules.append(Rule(f"leak_check.rule[{o.match}]", kind_of(t), o.match, _leak_words(t), SAME_BUILD, why))
+        rules.append(Rule(f"leak_check.rule[{o.match}]", allowance_kind(t), o.match, _leak_words(t), SAME_BUILD, why))
     slack = Rule(
         "leak_check.fixed_part_slack",
         Kind.SLACK,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from pystats_harness.measure.allowances import Kind, Uses, kind_of
+from pystats_harness.measure.allowances import Kind, Uses, allowance_kind
 from pystats_harness.measure.suiteconfig import SuiteConfig
 from pystats_harness.stats.exact import Rate
 
@@ -64,5 +64,5 @@ def compare(suite: SuiteConfig, name: str, a: Rate, b: Rate) -> Compared:
     counts = (tolerance.value(a.counts, name), tolerance.value(b.counts, name))
     va, vb = Fraction(counts[0], a.units), Fraction(counts[1], b.units)
     if va == vb and (tolerance.plus or tolerance.minus or tolerance.forms):
-        return Compared(name, ra, rb, True, rule, kind_of(tolerance), counts, raw)
+        return Compared(name, ra, rb, True, rule, allowance_kind(tolerance), counts, raw)
     return Compared(name, ra, rb, tolerance.within(va, vb), rule, Kind.TOLERANCE, counts, raw)

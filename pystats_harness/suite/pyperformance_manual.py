@@ -143,6 +143,20 @@ def as_a_script_is(code):
     return marshal.loads(marshal.dumps(_anew(code, {})))
 
 
+def as_a_worker_parses(runner, parsed, parse):
+    """The options a pyperf worker parses: not its master's command line but what the script's
+    ``add_cmdline_args`` writes of the master's options, as strings, parsed again (chaos's ``--thickness
+    0.25``: the worker's float is made by float(), the master's default is a code constant, immortal on a
+    free-threaded build, so its decrefs count in the worker only). ``parse``: the Runner's own."""
+    add = getattr(runner, "_add_cmdline_args", None)
+    if add is None:
+        return parsed
+    cmd = []
+    add(cmd, parsed)
+    runner.args = None
+    return parse(cmd)
+
+
 def run_as_main(runscript, extra):
     """Run the script as ``python runscript EXTRA`` would: argv, path and a ``__main__`` whose dict is
     set up as the interpreter sets it up, in that order."""
@@ -191,6 +205,12 @@ def main(argv):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             runners.append(self)
+
+        def parse_args(self, args=None):
+            if self.args is not None and args is None:
+                return self.args
+            parsed = super().parse_args(args)
+            return as_a_worker_parses(self, parsed, super().parse_args) if args is None else parsed
 
         # Each parses the command line first, as pyperf's own methods do (argparse and the re module
         # then hold what they hold in a pyperf worker when its bracket starts).

@@ -19,7 +19,7 @@ from pystats_harness import __version__
 from pystats_harness.builder.configurations import DEFAULT
 from pystats_harness.errors import ConfigError
 from pystats_harness.infra.fs import write_json_atomic
-from pystats_harness.measure.allowances import Kind, Uses, kind_of
+from pystats_harness.measure.allowances import Kind, Uses, allowance_kind
 from pystats_harness.measure.suiteconfig import SuiteConfig, Tolerance, compared
 from pystats_harness.resources import BASELINES_DIR
 from pystats_harness.stats.exact import display, net
@@ -133,7 +133,7 @@ def uses(
         elif b == v:
             equal += 1
         elif tol.allows(b, v):
-            into.add(rule, kind_of(tol), name, float(b), float(v))
+            into.add(rule, allowance_kind(tol), name, float(b), float(v))
     return equal
 
 
