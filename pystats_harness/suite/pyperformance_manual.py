@@ -157,6 +157,21 @@ def as_a_worker_parses(runner, parsed, parse):
     return parse(cmd)
 
 
+def parsing_as_a_worker(base):
+    """A Runner's ``parse_args`` that parses, when called without arguments, what a worker would
+    (:func:`as_a_worker_parses`), once; ``base``: pyperf's Runner."""
+
+    def parse_args(self, args=None):
+        if self.args is not None and args is None:
+            return self.args
+        parsed = base.parse_args(self, args)
+        if args is not None:
+            return parsed
+        return as_a_worker_parses(self, parsed, lambda cmd: base.parse_args(self, cmd))
+
+    return parse_args
+
+
 def run_as_main(runscript, extra):
     """Run the script as ``python runscript EXTRA`` would: argv, path and a ``__main__`` whose dict is
     set up as the interpreter sets it up, in that order."""
@@ -206,11 +221,7 @@ def main(argv):
             super().__init__(*args, **kwargs)
             runners.append(self)
 
-        def parse_args(self, args=None):
-            if self.args is not None and args is None:
-                return self.args
-            parsed = super().parse_args(args)
-            return as_a_worker_parses(self, parsed, super().parse_args) if args is None else parsed
+        parse_args = parsing_as_a_worker(pyperf.Runner)
 
         # Each parses the command line first, as pyperf's own methods do (argparse and the re module
         # then hold what they hold in a pyperf worker when its bracket starts).

@@ -73,12 +73,14 @@ from pystats_harness.suite import pyperformance_manual as manual
 DEFAULT = 0.25
 def add_cmdline_args(cmd, args):
     cmd.extend(("--thickness", str(args.thickness)))
-runner = pyperf.Runner(add_cmdline_args=add_cmdline_args)
+class Recorder(pyperf.Runner):
+    parse_args = manual.parsing_as_a_worker(pyperf.Runner)
+runner = Recorder(add_cmdline_args=add_cmdline_args)
 runner.argparser.add_argument("--thickness", type=float, default=DEFAULT)
-pyperf.Runner.parse_args(runner)
-first = runner.args
-parsed = manual.as_a_worker_parses(runner, first, lambda cmd: pyperf.Runner.parse_args(runner, cmd))
-print(first.thickness is DEFAULT, parsed.thickness == DEFAULT, parsed.thickness is DEFAULT, runner.args is parsed)
+master = pyperf.Runner.parse_args(runner, [])
+runner.args = None
+parsed = runner.parse_args()
+print(master.thickness is DEFAULT, parsed.thickness == DEFAULT, parsed.thickness is DEFAULT, runner.parse_args() is parsed)
 """
 
 
