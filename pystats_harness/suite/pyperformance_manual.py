@@ -26,7 +26,9 @@ or nothing; the script's own status when it fails.
 """
 
 import builtins
+import contextlib
 import functools
+import io
 import json
 import os
 import sys
@@ -154,7 +156,15 @@ def as_a_worker_parses(runner, parsed, parse):
     cmd = []
     add(cmd, parsed)
     runner.args = None
-    return parse(cmd)
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            return parse(cmd)
+    except SystemExit:
+        # The master writes the worker's options when it starts one, from the options as the script
+        # left them by then (bm_pickle sets --protocol after parsing; its default None is no int): what
+        # the script will leave cannot be known yet, so the master's own parse stands.
+        runner.args = parsed
+        return parsed
 
 
 def parsing_as_a_worker(base):

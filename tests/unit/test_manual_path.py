@@ -97,3 +97,11 @@ def test_the_manual_path_parses_the_options_a_pyperf_worker_parses() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "True", "False", "True"]
+    # bm_pickle: its options are written when the master starts a worker, after the script set --protocol;
+    # at parse time they do not parse (--protocol None): the master's own parse stands, quietly
+    pickle_like = WORKER_PARSE.replace("str(args.thickness)", '"None"').replace("type=float", "type=int")
+    out = subprocess.run(
+        [sys.executable, "-c", pickle_like], capture_output=True, text=True, env=env, timeout=60, cwd="/"
+    )
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert out.stdout.split() == ["True", "True", "True", "True"]
