@@ -63,6 +63,6 @@ def compare(suite: SuiteConfig, name: str, a: Rate, b: Rate) -> Compared:
         return Compared(name, ra, rb, True, f"{rule} where {condition} differs", Kind.IGNORE, raw, raw)
     counts = (tolerance.value(a.counts, name), tolerance.value(b.counts, name))
     va, vb = Fraction(counts[0], a.units), Fraction(counts[1], b.units)
-    if va == vb and (tolerance.plus or tolerance.minus or tolerance.forms):
+    if va == vb and tolerance.combines:
         return Compared(name, ra, rb, True, rule, allowance_kind(tolerance), counts, raw)
     return Compared(name, ra, rb, tolerance.within(va, vb), rule, Kind.TOLERANCE, counts, raw)

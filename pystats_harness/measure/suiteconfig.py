@@ -33,6 +33,11 @@ class Tolerance:
     #: one (``pair.CACHE.RESUME``: ``pair.CACHE.RESUME`` + ``pair.CACHE.RESUME_CHECK``)
     forms: tuple[str, ...] = ()
 
+    @property
+    def combines(self) -> bool:
+        """Whether the compared value is not the counter's own: net of, or summed with, other counters."""
+        return bool(self.minus or self.plus or self.forms)
+
     def condition(self, name: str) -> str:
         """The counter that must be equal for ``name`` to be compared ("" for none)."""
         return name.rsplit(".", 1)[0] + "." + self.given if self.given else ""

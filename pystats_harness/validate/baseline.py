@@ -115,7 +115,7 @@ def _compared(
         if compared(name):
             tol = suite.tolerance_for(name)
             b, v = exact_base.get(name, Fraction(0)), Fraction(new.get(name, 0))
-            if tol.minus or tol.plus or tol.forms:  # net of, or summed with, other counters
+            if tol.combines:
                 b, v = tol.value(exact_base, name), tol.value(new, name)
             yield name, tol, b, v if places is None else round(v, places)
 
