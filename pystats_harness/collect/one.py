@@ -26,6 +26,7 @@ from pystats_harness.measure.deferred import DeferredRule
 from pystats_harness.measure.suiteconfig import SuiteConfig
 from pystats_harness.pyperformance import runs
 from pystats_harness.pyperformance.benchmarks import Benchmark
+from pystats_harness.pyperformance.fallbacks import Used
 from pystats_harness.pyperformance.runs import BenchmarkRunFailed, Place
 from pystats_harness.reports import write_report
 from pystats_harness.stats.collection import Collection, per_loop
@@ -62,9 +63,12 @@ class Outcome:
     seconds: float = 0.0
     reason: str = ""
     log_tail: str = ""
+    #: what the benchmark's site installed otherwise than its lock says (configs/sites.toml)
+    site_fallbacks: tuple[Used, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            **({"site_fallbacks": [u.to_dict() for u in self.site_fallbacks]} if self.site_fallbacks else {}),
             "name": self.name,
             "directory": self.directory,
             "verdict": self.verdict.value,
@@ -246,6 +250,7 @@ def measure(
         loops,
         measured.functions,
         time.perf_counter() - start,
+        site_fallbacks=place.fallbacks,
     )
 
 

@@ -72,8 +72,17 @@ def legend(outcomes: Sequence[Outcome]) -> str:
 
 
 def detail(o: Outcome) -> str:
-    """The reason, the failed checks' details, what was not checked and why, what holds only within an
+    """What the benchmark's site installed otherwise than its lock says (first, where it did), then the
+    reason, the failed checks' details, what was not checked and why, what holds only within an
     allowance, or the leakage check's numbers."""
+    found = _detail(o)
+    if not o.site_fallbacks:
+        return found
+    site = "; ".join(f"{u.package} {u.done}" for u in o.site_fallbacks)
+    return f"site (configs/sites.toml): {site}; {found}"
+
+
+def _detail(o: Outcome) -> str:
     if o.reason:
         return o.reason
     threads = next((c for c in o.checks if c.check is Check.THREADS), None)

@@ -39,7 +39,7 @@ def place(ctx: Context, entry: CacheEntry, bench: Benchmark) -> runs.Place | Can
     site = sites.prepare_site(ctx, entry, bench.directory)
     if isinstance(site, sites.SiteSkipped):
         return CannotRun(site.reason, site.package)
-    return runs.Place(data_dir, pyperf_site, site.path)
+    return runs.Place(data_dir, pyperf_site, site.path, site.fallbacks)
 
 
 def manual_per_loop(ctx: Context, entry: CacheEntry, bench: Benchmark, loops: int) -> tuple[dict[str, float], Path]:

@@ -6,8 +6,7 @@ manual      ``/suite/pyperformance_manual.py N run_benchmark.py EXTRA``: one bra
 null        both of the above on ``/suite/pyperformance_null.py`` (timed functions that do nothing, of
             the benchmark's shapes): what each path executes inside its brackets besides the benchmark
 
-Mounts (read-only): pyperformance's benchmarks at /bench, pyperf at /wheels/site, the benchmark's
-own requirements (when it has any) at /bench-site; pyperf's JSON goes to a writable /out.
+Mounts (read-only): benchmarks /bench, pyperf /wheels/site, the benchmark's requirements /bench-site; writable /out.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.runner import RUN_UID, RunRequest, RunResult, run_python
 from pystats_harness.pyperformance.benchmarks import Benchmark
+from pystats_harness.pyperformance.fallbacks import Used
 from pystats_harness.resources import SUITE_DIR
 
 BENCH_MOUNT = "/bench"
@@ -36,8 +36,7 @@ SUITE_MOUNT = "/suite"
 #: pyperf gives workers a filtered environment; these must reach them.
 INHERITED = ("PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYPERFORMANCE_RUNID", "PYSTATS_NULL_SHAPES")
 NULL_SCRIPT = f"{SUITE_MOUNT}/pyperformance_null.py"
-#: Where suite/thread_state/usercustomize.py is found: first on PYTHONPATH on a free-threaded build.
-THREAD_STATE_PATH = f"{SUITE_MOUNT}/thread_state"
+THREAD_STATE_PATH = f"{SUITE_MOUNT}/thread_state"  # its usercustomize.py: first on PYTHONPATH when free-threaded
 #: What the object counters of a free-threaded build depend on, said in its verdicts.
 THREAD_STATE_NOTE = (
     "free-threaded build: object counters (increfs, decrefs) depend on whether the process has ever started "
@@ -63,6 +62,7 @@ class Place:
     data_dir: Path  # pyperformance's data-files/benchmarks
     pyperf_site: Path
     bench_site: Path | None  # the benchmark's own requirements (None: it has none)
+    fallbacks: tuple[Used, ...] = ()  # what its site installed otherwise than its lock says (configs/sites.toml)
 
 
 @dataclass(frozen=True)

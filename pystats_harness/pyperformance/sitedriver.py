@@ -4,7 +4,8 @@
 call per sdist, so a failure names its package), installs every wheel with ``--no-deps`` into the
 target, then imports each installed distribution's top-level modules in a fresh process. pip runs
 from its wheel, offline (``--no-index``; build requirements from ``--find-links``). The last stdout
-line is the outcome as JSON: ``{"status": "ready"}`` or ``{"status": "failed", "package", "stage",
+line is the outcome as JSON: ``{"status": "ready", "fallbacks": [...]}`` (an sdist that failed and took
+its fallback: ``env``, built again with it; ``omit``, left out) or ``{"status": "failed", "package", "stage",
 "output"}``.
 """
 
@@ -34,9 +35,9 @@ print(json.dumps(failures))
 CONSTRAINTS = "/tmp/build-constraints.txt"
 
 
-def pip(plan: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]:
+def pip(plan: dict[str, Any], *args: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """pip from its wheel; build constraints reach the isolated build environments through PIP_CONSTRAINT."""
-    env = dict(os.environ)
+    env = dict(os.environ, **(extra_env or {}))
     if plan.get("constraints"):
         with open(CONSTRAINTS, "w") as fh:
             fh.write("".join(line + "\n" for line in plan["constraints"]))
@@ -50,11 +51,21 @@ def finish(outcome: dict[str, Any]) -> NoReturn:
     sys.exit(0)
 
 
-def build_sdists(plan: dict[str, Any]) -> list[str]:
+def build_sdists(plan: dict[str, Any], used: list[dict[str, str]]) -> list[str]:
+    """Each sdist built into a wheel; one that fails takes its fallback where the plan names one (``env``:
+    built again with those variables; ``omit``: left out), appended to ``used`` with the first failure."""
     wheels: list[str] = []
+    fallbacks = plan.get("fallbacks", {})
     for package, sdist in plan["sdists"]:
         before = set(os.listdir(BUILT)) if os.path.isdir(BUILT) else set()
-        result = pip(plan, "wheel", "--no-deps", "--no-index", "--find-links", plan["find_links"], "-w", BUILT, sdist)
+        command = ("wheel", "--no-deps", "--no-index", "--find-links", plan["find_links"], "-w", BUILT, sdist)
+        result = pip(plan, *command)
+        fallback = fallbacks.get(package)
+        if result.returncode != 0 and fallback is not None:
+            used.append({"package": package, "kind": fallback["kind"], "output": result.stdout[-6000:]})
+            if fallback["kind"] == "omit":
+                continue
+            result = pip(plan, *command, extra_env=fallback["env"])
         if result.returncode != 0:
             finish({"status": "failed", "package": package, "stage": "build", "output": result.stdout[-6000:]})
         wheels += [os.path.join(BUILT, name) for name in sorted(set(os.listdir(BUILT)) - before)]
@@ -105,7 +116,8 @@ def install_installer(plan: dict[str, Any]) -> None:
 
 def main() -> None:
     plan = json.loads(sys.argv[1])
-    built = build_sdists(plan)
+    used: list[dict[str, str]] = []
+    built = build_sdists(plan, used)
     wheels = plan["wheels"] + built
     if wheels:
         result = pip(plan, "install", "--no-deps", "--no-index", "--target", plan["target"], *wheels)
@@ -125,7 +137,7 @@ def main() -> None:
         dist, module, error = failures[0]
         finish({"status": "failed", "package": dist, "stage": "import", "output": f"import {module}: {error}"})
     names = [os.path.basename(path) for path in built]  # a py3-none-any among them: its C speedups were skipped
-    finish({"status": "ready", "built": names, "modules": [module for _, module in modules]})
+    finish({"status": "ready", "built": names, "modules": [module for _, module in modules], "fallbacks": used})
 
 
 if __name__ == "__main__":

@@ -30,15 +30,15 @@ from pystats_harness.infra.context import Context
 from pystats_harness.infra.fs import put_in_place, write_json_atomic
 from pystats_harness.infra.runner import RUN_UID, RunRequest, run_python
 from pystats_harness.pyperformance import sitedriver
+from pystats_harness.pyperformance.fallbacks import Used
+from pystats_harness.pyperformance.interpreters import installer_for, short_version
 from pystats_harness.pyperformance.pip_output import failure_line
 from pystats_harness.pyperformance.wheelhouse import (
     MOUNT,
     SitePlan,
     Source,
     Unavailable,
-    installer_for,
     read_wheelhouse,
-    short_version,
 )
 from pystats_harness.pyperformance.wheelhouse_ensure import ensure_benchmark_wheelhouse
 
@@ -48,14 +48,16 @@ DRIVER_MOUNT = "/driver"
 OUT_MOUNT = "/out"
 #: Bumped when what a site holds changes (the driver's steps, the choice of tools): old sites then miss and
 #: are remade.
-SITE_RECIPE = 7
+SITE_RECIPE = 8
 
 
 @dataclass(frozen=True)
 class SiteReady:
-    """A host directory holding the benchmark's packages: mount it read-only, first on PYTHONPATH."""
+    """A host directory holding the benchmark's packages: mount it read-only, first on PYTHONPATH.
+    ``fallbacks``: what was installed otherwise than the lock says (configs/sites.toml), and why."""
 
     path: Path
+    fallbacks: tuple[Used, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ def _cached(final: Path) -> SiteReady | SiteSkipped | None:
         return None
     outcome = json.loads((final / OUTCOME).read_text())
     if outcome["status"] == "ready":
-        return SiteReady(final / "site")
+        return SiteReady(final / "site", tuple(Used.from_dict(u) for u in outcome.get("fallbacks", [])))
     return SiteSkipped(outcome["package"], outcome["reason"])
 
 
@@ -129,6 +131,11 @@ def _has_imp_importer(install_dir: Path, key: str) -> bool:
     return "class ImpImporter" in found[0].read_text(errors="replace")
 
 
+def has_tomllib(entry: CacheEntry) -> bool:
+    """Whether the build's stdlib has ``tomllib`` (3.11 development before 2022-03-08 has not)."""
+    return any(entry.install_dir.glob("lib/python3*/tomllib/__init__.py"))
+
+
 def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteReady | SiteSkipped:
     """The site of ``benchmark_dir`` (e.g. ``bm_yaml``) for the build ``entry``; raises WheelMissing when
     the wheelhouse lacks a file the lock names."""
@@ -141,7 +148,7 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
     plan = wheelhouse.plan(python_version, benchmark_dir, free_threaded)
     if isinstance(plan, Unavailable):
         return SiteSkipped(plan.package, plan.reason)
-    installer = installer_for(python_version, has_imp_importer(entry))
+    installer = installer_for(python_version, has_imp_importer(entry), has_tomllib(entry))
     driver = driver_plan(plan, wheelhouse.pip_wheel(installer), wheelhouse.build_constraints(installer))
     tools = hashlib.sha256(json.dumps([driver["pip"], driver["constraints"]]).encode()).hexdigest()[:8]
     final = ctx.settings.paths.sites / entry.key / f"{benchmark_dir}-{plan.digest()}-{installer}-{tools}-{SITE_RECIPE}"
@@ -162,8 +169,10 @@ def prepare_site(ctx: Context, entry: CacheEntry, benchmark_dir: str) -> SiteRea
 
 
 def driver_plan(plan: SitePlan, pip_wheel: Path, constraints: tuple[str, ...] = ()) -> dict[str, object]:
-    """Pure: what the in-container driver installs, in container paths."""
+    """Pure: what the in-container driver installs, in container paths (and the fallbacks it may take
+    when an sdist fails to build)."""
     return {
+        "fallbacks": {f.package: f.to_driver() for f in plan.on_failure},
         "constraints": list(constraints),
         "pip": f"{MOUNT}/{pip_wheel.parent.name}/{pip_wheel.name}",
         "find_links": f"{MOUNT}/build",
@@ -207,7 +216,17 @@ def _make(
             f"{failure_line(result.stderr or result.stdout)}; output kept in {result.run_dir}"
         )
     if outcome["status"] == "ready":
-        return {"status": "ready", "built": outcome.get("built", []), "modules": outcome.get("modules", [])}
+        taken = {f.package: f for f in plan.on_failure}
+        used = [*plan.used] + [
+            Used(u["package"], taken[u["package"]].describe(), taken[u["package"]].why, failure_line(u["output"]))
+            for u in outcome.get("fallbacks", [])
+        ]
+        return {
+            "status": "ready",
+            "built": outcome.get("built", []),
+            "modules": outcome.get("modules", []),
+            "fallbacks": [u.to_dict() for u in used],
+        }
     package = outcome["package"] or plan.lock.pins[0].split("==")[0]
     reason = f"{outcome['stage']} failed: {failure_line(outcome['output'])}"
     return {"status": "skipped", "package": package, "reason": reason}

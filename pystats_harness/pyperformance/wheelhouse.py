@@ -5,16 +5,9 @@ A final (or release-candidate) interpreter takes the wheels of its X.Y, pure or 
 interpreter (``3.12.0a3+``) reports the release's wheel tags, but its C ABI may differ from the
 release's, so only pure wheels serve it: compiled packages are built from their sdist against it.
 
-Which pip and build tools install them (:func:`installer_for`) depends on the interpreter, not on its
-version string alone. A release takes the current ones. The current ones are wrong for a development
-interpreter: pip 26.3 imports ``warnings.deprecated`` on any 3.13 (added to main in November 2023, so
-ea72c6fe3b of August 2023 lacks it) and fails to parse a 3.12 development version (``Invalid version:
-'0.dev0'`` at fb8739f0b6). The tools of 2022 (pip 23.0.1, setuptools 65.6.3 pinned) import
-``pkgutil.ImpImporter``, which CPython removed on 2023-04-28 (e1f14643dc, 3.12.0b1). So a development
-interpreter whose ``pkgutil`` still has ``ImpImporter`` (3.11 and early 3.12 development) gets the
-tools of 2022, and one without it (later 3.12 and 3.13 development) pip 23.2.1 (July 2023, the pip of
-ea72c6fe3b's time) with setuptools 80.9.0 and wheel 0.45.1 pinned (the newest whose vendored packaging
-does not import ``warnings.deprecated`` on a 3.13, new enough for every sdist's build requirements).
+Which pip and build tools install them (:func:`.interpreters.installer_for`) depends on the interpreter's
+stdlib, not on its version string alone. Where a pin cannot be had for an interpreter whose ABI is not
+its release's, :meth:`Wheelhouse.plan` takes its fallback of configs/sites.toml (:mod:`.fallbacks`).
 """
 
 from __future__ import annotations
@@ -22,13 +15,15 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pystats_harness.pyperformance import fallbacks as site_fallbacks
 from pystats_harness.pyperformance.errors import WheelMissing
+from pystats_harness.pyperformance.interpreters import Installer, is_development, short_version
+from pystats_harness.pyperformance.locks import Lock, lock_as_of, lock_fallback, lock_pins
 
 SCHEMA = "pystats-harness/benchmark-wheelhouse/1"
 SCRIPT = "scripts/make_benchmark_wheelhouse.py"
@@ -44,45 +39,13 @@ class Kind(enum.StrEnum):
     SDIST = "sdist"  # no wheel for that X.Y: only the sdist
 
 
-class Installer(enum.StrEnum):
-    """The pip and build tools a site is made with."""
-
-    CURRENT = "current"  # the release pip, build requirements as each sdist asks
-    OF_2023 = "2023"  # pip 23.2.1, setuptools 80.9.0 / wheel 0.45.1 pinned for every build
-    OF_2022 = "2022"  # pip 23.0.1 and setuptools 65.6.3 / wheel 0.38.4 pinned for every build
+class Source(enum.StrEnum):
+    WHEEL = "wheel"
+    SDIST = "sdist"
 
 
 #: Where the index keeps each development installer's pip and constraints (the current tools: ``pip``).
 _INDEX_KEYS = {Installer.OF_2022: "development", Installer.OF_2023: "development_2023"}
-
-
-def installer_for(python_version: str, has_imp_importer: bool) -> Installer:
-    """Pure: a release takes the current tools; a development interpreter the tools of 2022 while its
-    ``pkgutil`` has ``ImpImporter`` (they import it), else those of 2023 (the current pip needs a
-    newer development stdlib than these have)."""
-    if not is_development(python_version):
-        return Installer.CURRENT
-    return Installer.OF_2022 if has_imp_importer else Installer.OF_2023
-
-
-#: The first line of a development lock: the day before which the index was read.
-AS_OF_PREFIX = "# index as of "
-
-
-def lock_pins(text: str) -> list[str]:
-    """Pure: the pins of a lock file's text (comment lines skipped)."""
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
-
-
-def lock_as_of(text: str) -> str | None:
-    """Pure: the day a development lock read the index as of, or None (a release lock)."""
-    first = text.splitlines()[0] if text else ""
-    return first.removeprefix(AS_OF_PREFIX) if first.startswith(AS_OF_PREFIX) else None
-
-
-class Source(enum.StrEnum):
-    WHEEL = "wheel"
-    SDIST = "sdist"
 
 
 @dataclass(frozen=True)
@@ -129,44 +92,21 @@ class Unavailable:
 
 
 @dataclass(frozen=True)
-class Lock:
-    benchmark: str
-    python: str  # X.Y
-    pins: tuple[str, ...]
-    sha256: str
-    as_of: str | None = None  # a development lock: the index as it stood before this day (YYYY-MM-DD)
-
-    def describe(self) -> str:
-        """``3.13 lock`` or ``3.13 development lock (index as of 2024-11-01)``."""
-        return (
-            f"{self.python} lock"
-            if self.as_of is None
-            else f"{self.python} development lock (index as of {self.as_of})"
-        )
-
-
-@dataclass(frozen=True)
 class SitePlan:
-    """What a benchmark's site is made of on one interpreter (pure data; its digest keys the cache)."""
+    """What a benchmark's site is made of on one interpreter (pure data; its digest keys the cache).
+    ``used``: the fallbacks (configs/sites.toml) the plan took; ``on_failure``: those the driver may take
+    when an sdist does not build (by package)."""
 
     lock: Lock
     choices: tuple[Choice, ...]
+    used: tuple[site_fallbacks.Used, ...] = ()
+    on_failure: tuple[site_fallbacks.Fallback, ...] = ()
 
     def digest(self) -> str:
         payload = json.dumps([self.lock.sha256, [(c.file, c.source) for c in self.choices]])
+        if self.used or self.on_failure:  # digests of sites planned without fallbacks stay as they were
+            payload += json.dumps([[u.to_dict() for u in self.used], [f.to_driver() for f in self.on_failure]])
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
-
-
-def is_development(version: str) -> bool:
-    """Whether a Python version string is a development one (alpha, beta or between tags: ``3.12.0a3+``).
-
-    Release candidates keep the final ABI (it is frozen at rc1), so their X.Y's release wheels serve."""
-    return re.fullmatch(r"\d+\.\d+\.\d+(rc\d+)?", version) is None
-
-
-def short_version(version: str) -> str:
-    """``3.12.0a3+`` -> ``3.12``."""
-    return ".".join(version.split(".")[:2])
 
 
 def fetch_command(wheelhouse_dir: Path, python: str) -> str:
@@ -240,36 +180,90 @@ class Wheelhouse:
             package=package,
         )
 
-    def lock(self, python: str, benchmark: str, development: bool = False) -> Lock:
+    def lock(self, python: str, benchmark: str, development: bool = False, fallback: bool = False) -> Lock | None:
         """The benchmark's lock on X.Y ``python``; ``development``: its development lock where the
-        wheelhouse has one (see wheelhouse_fetch.era), else the release lock."""
+        wheelhouse has one (see wheelhouse_fetch.era), else the release lock; ``fallback``: that lock's
+        fallback lock (resolved with configs/sites.toml's constraints), None if it has none."""
         entry = self.index["versions"].get(python, {}).get("benchmarks", {}).get(benchmark)
         if entry is None or entry.get("lock") is None:
             raise self.missing(f"the lock of {benchmark}", python)
         development_entry = entry.get("development") or {}
         chosen = development_entry if development and development_entry.get("lock") else entry
+        if fallback:
+            chosen = chosen.get("fallback") or {}
+            if not chosen.get("lock"):
+                return None
         path = self._file(chosen["lock"], f"the lock of {benchmark}", python)
         text = path.read_text()
         return Lock(
-            benchmark, python, tuple(lock_pins(text)), hashlib.sha256(text.encode()).hexdigest(), lock_as_of(text)
+            benchmark,
+            python,
+            tuple(lock_pins(text)),
+            hashlib.sha256(text.encode()).hexdigest(),
+            lock_as_of(text),
+            lock_fallback(text),
         )
 
-    def plan(self, python_version: str, benchmark: str, free_threaded: bool = False) -> SitePlan | Unavailable:
+    def plan(
+        self,
+        python_version: str,
+        benchmark: str,
+        free_threaded: bool = False,
+        declared: Mapping[str, site_fallbacks.Fallback] | None = None,
+    ) -> SitePlan | Unavailable:
         """Pure but for reading the index and checking that the chosen files exist (``free_threaded``: the
-        interpreter's ABI is ``cp3Nt``: compiled packages come from their sdists, as for a development one)."""
+        interpreter's ABI is ``cp3Nt``: compiled packages come from their sdists, as for a development one).
+        Where the release's ABI is not the interpreter's, a pin nothing can serve takes its fallback of
+        ``declared`` (configs/sites.toml): the fallback lock, or the site without it."""
         python = short_version(python_version)
-        lock = self.lock(python, benchmark, development=is_development(python_version))
-        packages = self.index["versions"][python].get("packages", {})
+        development = is_development(python_version)
+        other_abi = free_threaded or development
+        declared = {} if not other_abi else site_fallbacks.load() if declared is None else declared
+        lock = self.lock(python, benchmark, development=development)
+        assert lock is not None
+        used: list[site_fallbacks.Used] = []
+        left_out: set[str] = set()
+        while True:
+            found = self._choices(lock, benchmark, other_abi, left_out)
+            if not isinstance(found, Unavailable):
+                break
+            fallback = declared.get(found.package)
+            if fallback is None:
+                return found
+            because = f"{found.package}: {found.reason}"
+            if fallback.kind is site_fallbacks.Kind.CONSTRAINT and not any(u.package == found.package for u in used):
+                alternative = self.lock(python, benchmark, development=development, fallback=True)
+                if alternative is None:
+                    return found
+                lock = alternative
+            elif fallback.kind is site_fallbacks.Kind.OMIT and found.package not in left_out:
+                left_out.add(found.package)
+            else:
+                return found
+            used.append(site_fallbacks.Used(found.package, fallback.describe(), fallback.why, because))
+        on_failure = tuple(
+            declared[c.package]
+            for c in found
+            if c.source is Source.SDIST
+            and c.package in declared
+            and declared[c.package].kind in (site_fallbacks.Kind.ENV, site_fallbacks.Kind.OMIT)
+        )
+        return SitePlan(lock, tuple(found), tuple(used), on_failure)
+
+    def _choices(self, lock: Lock, benchmark: str, other_abi: bool, left_out: set[str]) -> list[Choice] | Unavailable:
+        packages = self.index["versions"][lock.python].get("packages", {})
         choices = []
         for pin in lock.pins:
+            if pin.partition("==")[0] in left_out:
+                continue
             if pin not in packages:
-                raise self.missing(pin, python, benchmark)
-            choice = choose(PackageFiles.from_dict(packages[pin]), free_threaded or is_development(python_version))
+                raise self.missing(pin, lock.python, benchmark)
+            choice = choose(PackageFiles.from_dict(packages[pin]), other_abi)
             if isinstance(choice, Unavailable):
                 return choice
-            self._file(choice.file, pin, python, benchmark)
+            self._file(choice.file, pin, lock.python, benchmark)
             choices.append(choice)
-        return SitePlan(lock, tuple(choices))
+        return choices
 
     def _file(self, relative: str, package: str, python: str | None, benchmark: str | None = None) -> Path:
         path = self.root / relative

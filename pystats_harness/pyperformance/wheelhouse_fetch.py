@@ -9,11 +9,12 @@
   locks/X.Y-development/bm_NAME.txt   the same, resolved as the index stood in the month after the
               newest of the benchmark's own pins was published (for development interpreters, see
               :func:`era`; its first line ``# index as of YYYY-MM-DD``), or bm_NAME.none: why none could be made
+  locks/…/bm_NAME.fallback.txt   beside a lock naming a package of configs/sites.toml's constraint fallbacks:
+              resolved again with the constraint (:mod:`.locks`)
   index.json  per X.Y: the locks (sha256) and, per pin, its wheel, its sdist and why there is none
 
-Idempotent: a lock that exists is kept and a pin in index.json with its files present is not fetched
-again, so a second run asks the index nothing. Resolution (``uv pip compile --python-version X.Y``) and
-downloads (``pip download --no-deps``, per pin) are :mod:`.package_index`'s.
+Idempotent: a lock that exists is kept and a pin in index.json with its files present is not fetched again,
+so a second run asks the index nothing. Resolution and downloads are :mod:`.package_index`'s.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.infra.fs import sha256_file, write_json_atomic, write_text_atomic
+from pystats_harness.pyperformance.locks import AS_OF_PREFIX, add_fallbacks, every_pin, lock_as_of, lock_pins
 from pystats_harness.pyperformance.package_index import (
     download,
     is_pure,
@@ -38,7 +40,6 @@ from pystats_harness.pyperformance.package_index import (
     sdist_build_requires,
     wheel_args,
 )
-from pystats_harness.pyperformance.wheelhouse import AS_OF_PREFIX, lock_as_of, lock_pins
 
 #: A progress callback: one line of text.
 Say = Callable[[str], None]
@@ -47,7 +48,7 @@ PYPERFORMANCE_VERSION = "1.14.0"
 PIP_VERSION = "26.3"
 #: Development interpreters older than what current tools assume of a 3.12 (pip >= 23.1 passes
 #: shutil.rmtree(onexc=), newer setuptools needs tarfile.data_filter) get the pip and the build tools of
-#: 2022; which interpreter gets which is wheelhouse.installer_for's (by pkgutil.ImpImporter, which the
+#: 2022; which interpreter gets which is interpreters.installer_for's (by pkgutil.ImpImporter, which the
 #: tools of 2022 import); sdists whose build needs newer tools are reported as such.
 DEVELOPMENT_PIP_VERSION = "23.0.1"
 DEVELOPMENT_CONSTRAINTS = ("setuptools==65.6.3", "wheel==0.38.4")
@@ -60,7 +61,7 @@ DEVELOPMENT_2023_PIP_VERSION = "23.2.1"
 DEVELOPMENT_2023_CONSTRAINTS = ("setuptools==80.9.0", "wheel==0.45.1")
 #: Bumped when the tools the index names change: a wheelhouse marked complete with older tools is made
 #: again (fetching only what it lacks).
-TOOLS = 4
+TOOLS = 5
 #: The earliest month :func:`era` considers (every benchmark pin of pyperformance 1.14 is newer).
 ERA_START = datetime.date(2015, 1, 1)
 SCHEMA = "pystats-harness/benchmark-wheelhouse/1"
@@ -212,8 +213,8 @@ def prepare_version(
                 benchmarks[bench]["development"] = development
             if development["lock"] is None:
                 log(f"Python {version} {bench}: no development lock: {development['note']}")
-    every_lock = [e for entry in benchmarks.values() for e in (entry, entry.get("development", {}))]
-    missing, wanted = [], sorted({pin for entry in every_lock for pin in entry.get("pins", [])})
+    add_fallbacks(root, benchmarks, requirements, version, arch)
+    missing, wanted = [], every_pin(benchmarks)
     for pin in wanted:
         if pin in packages and present(root, packages[pin]):
             continue

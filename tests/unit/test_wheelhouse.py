@@ -14,90 +14,21 @@ import pytest
 from pystats_harness.pyperformance import package_index as fetch
 from pystats_harness.pyperformance import sitedriver
 from pystats_harness.pyperformance.errors import WheelMissing
+from pystats_harness.pyperformance.interpreters import Installer, installer_for, is_development, short_version
+from pystats_harness.pyperformance.locks import AS_OF_PREFIX, lock_as_of, lock_pins
 from pystats_harness.pyperformance.pip_output import failure_line
 from pystats_harness.pyperformance.sites import SiteSkipped, driver_plan
 from pystats_harness.pyperformance.wheelhouse import (
-    AS_OF_PREFIX,
-    SCHEMA,
     Choice,
-    Installer,
     Kind,
     PackageFiles,
     Source,
     Unavailable,
     choose,
-    installer_for,
-    is_development,
-    lock_as_of,
-    lock_pins,
     read_wheelhouse,
-    short_version,
 )
 from pystats_harness.pyperformance.wheelhouse_fetch import development_lock, month_starts
-
-PACKAGES = {
-    "pyyaml==6.0.1": {
-        "name": "pyyaml",
-        "version": "6.0.1",
-        "kind": "compiled",
-        "wheel": "files/PyYAML-6.0.1-cp313-cp313-manylinux_2_17_x86_64.whl",
-        "sdist": "files/PyYAML-6.0.1.tar.gz",
-    },
-    "tomli==2.0.1": {
-        "name": "tomli",
-        "version": "2.0.1",
-        "kind": "pure",
-        "wheel": "files/tomli-2.0.1-py3-none-any.whl",
-    },
-    "pydantic-core==2.50.5": {
-        "name": "pydantic-core",
-        "version": "2.50.5",
-        "kind": "compiled",
-        "wheel": "files/pydantic_core-2.50.5-cp313-cp313-manylinux_2_17_x86_64.whl",
-        "sdist": None,
-        "sdist_note": "no sdist could be fetched: needs a Rust toolchain",
-    },
-    "mercurial==5.8": {
-        "name": "mercurial",
-        "version": "5.8",
-        "kind": "sdist",
-        "wheel": None,
-        "sdist": "files/mercurial-5.8.tar.gz",
-    },
-}
-
-
-def make_wheelhouse(tmp_path: Path, *, drop: str | None = None) -> Path:
-    root = tmp_path / "benchmarks"
-    locks = {"bm_yaml": ["pyyaml==6.0.1"], "bm_tomli_loads": ["tomli==2.0.1"], "bm_fastapi": ["pydantic-core==2.50.5"]}
-    locks["bm_hg_startup"] = ["mercurial==5.8"]
-    benchmarks = {}
-    for bench, pins in locks.items():
-        lock = root / "locks" / "3.13" / f"{bench}.txt"
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        lock.write_text("".join(f"{p}\n" for p in pins))
-        benchmarks[bench] = {"lock": f"locks/3.13/{bench}.txt", "pins": pins}
-    files = [f for p in PACKAGES.values() for f in (p.get("wheel"), p.get("sdist")) if f]
-    tools = [
-        "tools/pip-26.3-py3-none-any.whl",
-        "tools/pip-23.0.1-py3-none-any.whl",
-        "tools/pip-23.2.1-py3-none-any.whl",
-    ]
-    for f in [*files, *tools, "tools/pyperformance-1.14.0-py3-none-any.whl"]:
-        if f.rsplit("/", 1)[-1] != drop:
-            (root / f).parent.mkdir(parents=True, exist_ok=True)
-            (root / f).write_bytes(b"x")
-    index = {
-        "schema": SCHEMA,
-        "pyperformance": {"version": "1.14.0", "wheel": "tools/pyperformance-1.14.0-py3-none-any.whl"},
-        "pip": "tools/pip-26.3-py3-none-any.whl",
-        "development": {"pip": "tools/pip-23.0.1-py3-none-any.whl", "constraints": ["setuptools==65.6.3"]},
-        "development_2023": {"pip": "tools/pip-23.2.1-py3-none-any.whl", "constraints": ["setuptools==80.9.0"]},
-        "requirements": {bench: pins for bench, pins in locks.items()},
-        "versions": {"3.13": {"benchmarks": benchmarks, "packages": PACKAGES}},
-    }
-    (root / "index.json").write_text(json.dumps(index))
-    return tmp_path
+from tests.support.wheelhouse import PACKAGES, make_wheelhouse
 
 
 @pytest.mark.parametrize(
@@ -178,21 +109,22 @@ def test_plan_reads_the_lock_and_chooses_per_interpreter(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(
-    ("version", "has_imp_importer", "installer"),
+    ("version", "has_imp_importer", "has_tomllib", "installer"),
     [
-        ("3.13.5", False, Installer.CURRENT),  # a release: the current tools
-        ("3.11.2", True, Installer.CURRENT),
-        ("3.12.0rc1", False, Installer.CURRENT),
-        ("3.11.0a6+", True, Installer.OF_2022),  # development, pkgutil.ImpImporter still there
-        ("3.12.0a7+", True, Installer.OF_2022),
-        ("3.12.0b1", False, Installer.OF_2023),  # removed on 2023-04-28 (e1f14643dc): the tools of 2022 import it
-        ("3.13.0a0", False, Installer.OF_2023),  # pip 26.3 imports warnings.deprecated on any 3.13
+        ("3.13.5", False, True, Installer.CURRENT),  # a release: the current tools
+        ("3.11.2", True, True, Installer.CURRENT),
+        ("3.12.0rc1", False, True, Installer.CURRENT),
+        ("3.11.0a6+", True, True, Installer.OF_2023),  # a 3.11 development: the tools of 2023 gate 3.12's on >= 3.12
+        ("3.11.0a5+", True, False, Installer.OF_2022),  # before tomllib (2022-03-08): they import it on any 3.11
+        ("3.12.0a7+", True, True, Installer.OF_2022),  # pkgutil.ImpImporter still there: a 3.12 older than they need
+        ("3.12.0b1", False, True, Installer.OF_2023),  # removed on 2023-04-28 (e1f14643dc): the tools of 2022 import it
+        ("3.13.0a0", False, True, Installer.OF_2023),  # pip 26.3 imports warnings.deprecated on any 3.13
     ],
 )
 def test_the_installer_follows_the_interpreters_stdlib_not_its_version(
-    version: str, has_imp_importer: bool, installer: Installer
+    version: str, has_imp_importer: bool, has_tomllib: bool, installer: Installer
 ) -> None:
-    assert installer_for(version, has_imp_importer) is installer
+    assert installer_for(version, has_imp_importer, has_tomllib) is installer
 
 
 def test_a_missing_file_is_one_line_naming_the_package_and_the_fetch_command(tmp_path: Path) -> None:
