@@ -150,14 +150,17 @@ def _verdicts(result: DiffResult) -> list[str]:
     present: set[Verdict] = set()
     for v in rows:
         details = "; ".join(
-            f"{side}: {detail(o)}" for side, o in v.sides() if o is not None and o.verdict is not Verdict.TRUSTED
+            f"{side}: {detail(o)}"
+            for side, o in v.sides()
+            if o is not None and (o.verdict is not Verdict.TRUSTED or o.site_fallbacks)
         )
         present.update(o.verdict for _, o in v.sides() if o is not None)
         cells = [o.verdict.value if o else "—" for _, o in v.sides()]
         lines.append(f"| `{v.name}` | {cells[0]} | {cells[1]} | {_short(details.replace('|', '/'))} |")
     lines += [
         "",
-        "Detail: the verdict's reason on a side that is not `trusted` (each side's trust.md has every check). "
+        "Detail: the verdict's reason on a side that is not `trusted`, or whose site took a fallback of "
+        "configs/sites.toml (each side's trust.md has every check). "
         + "; ".join(f"{verdict.value}: {MEANING[verdict]}" for verdict in MEANING if verdict in present),
     ]
     return lines

@@ -3,6 +3,7 @@ the comparison of two collect outputs on disk, and bad input refused before any 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from pystats_harness.diff.work import Rendered, reads_two_inputs
 from pystats_harness.errors import ConfigError
 from pystats_harness.exit_codes import ExitCode
 from pystats_harness.infra.commits import CommitInfo
+from pystats_harness.pyperformance.fallbacks import Used
 from pystats_harness.stats.collection import Collection, save
 from tests.support.invoke_runner import invoke_in as _invoke
 
@@ -293,3 +295,13 @@ def test_a_metric_over_the_store_leaves_a_diff_out(tmp_path: Path) -> None:
         store.record(collect)
         store.record(recorded(_result(tmp_path, {"nbody": (V.TRUSTED, V.TRUSTED)})))
         assert [(p.task.value, p.value) for p in store.series("x")] == [("collect", 2.0)]
+
+
+def test_a_trusted_side_whose_site_took_a_fallback_says_so_in_the_verdicts(tmp_path: Path) -> None:
+    result = _result(tmp_path, {"nbody": (V.TRUSTED, V.TRUSTED)}, head_hit=800)
+    used = (Used("pydantic-core", "resolved with pydantic<2 (not pydantic-core)", "pure pydantic 1", "Rust"),)
+    head = dataclasses.replace(result.verdicts[0].head, site_fallbacks=used)  # type: ignore[arg-type]
+    result = dataclasses.replace(result, verdicts=(dataclasses.replace(result.verdicts[0], head=head),))
+    row = next(line for line in report.to_markdown(result).splitlines() if line.startswith("| `nbody` | trusted"))
+    assert "head: site (configs/sites.toml): pydantic-core resolved with pydantic<2 (not pydantic-core)" in row
+    assert "base:" not in row
