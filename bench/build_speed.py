@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 
 import contextlib
 
-from pystats_harness.config import load_configure_flags, load_settings
+from pystats_harness.config import load_settings
+from pystats_harness.configure_flags import load_configure_flags
 from pystats_harness.infra import engine
 from pystats_harness.infra.mirror import Mirror
 from tests.support.disk import disk_mb

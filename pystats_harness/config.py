@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -260,20 +259,3 @@ def _renamed(raw: dict[str, Any]) -> dict[str, Any]:
         )
         raw[new] = value
     return raw
-
-
-def load_configure_flags(path: Path) -> tuple[str, ...]:
-    """Extra configure flags from configs/configure.toml (``--enable-pystats`` is always added)."""
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"configure flags file {path} does not exist; set pystats.configure_flags_file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"configure flags file {path} is not valid TOML: {exc}") from None
-    flags = data.get("flags", [])
-    if not isinstance(flags, list) or not all(isinstance(f, str) and f.startswith("-") for f in flags):
-        raise ConfigError(f"{path}: 'flags' must be a list of options starting with '-'")
-    unknown = set(data) - {"flags"}
-    if unknown:
-        raise ConfigError(f"{path}: unknown keys {sorted(unknown)}; only 'flags' is read")
-    return tuple(flags)

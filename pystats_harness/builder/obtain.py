@@ -26,7 +26,7 @@ from pystats_harness.builder.execute import execute
 from pystats_harness.builder.plan import BuildPlan, PlanInputs, plan_build
 from pystats_harness.builder.recipe import Recipe
 from pystats_harness.builder.series import load_series
-from pystats_harness.config import load_configure_flags
+from pystats_harness.configure_flags import load_configure_flags, load_tree_flags
 from pystats_harness.errors import BuildFailed, NotBuilt, PatchError, VerificationFailed
 from pystats_harness.infra import engine
 from pystats_harness.infra.context import Context
@@ -74,6 +74,7 @@ def plan_inputs(ctx: Context, recipe: Recipe) -> PlanInputs:
         known.llvm,
         variants,
         (*((repair,) if repair else ()), *recipe.extra),
+        load_tree_flags(settings.configure_flags_file),
     )
 
 

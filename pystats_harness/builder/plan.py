@@ -14,6 +14,7 @@ from pystats_harness.builder.cache import cache_key
 from pystats_harness.builder.configurations import DEFAULT_CHOSEN, Chosen, Configuration, Llvm
 from pystats_harness.builder.series import Reader, Series
 from pystats_harness.builder.upstream import Kind, UpstreamPatch
+from pystats_harness.configure_flags import TreeFlags
 from pystats_harness.errors import ImageError
 from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER
@@ -76,6 +77,12 @@ class PlanInputs:
     llvm: Llvm = field(default_factory=Llvm)
     variant_images: Mapping[str, str] = field(default_factory=dict)
     upstream: tuple[UpstreamPatch, ...] = ()  # read from the mirror: the repair this revision needs, a revert
+    tree_flags: tuple[TreeFlags, ...] = ()  # configs/configure.toml [[when_tree_has]]
+
+
+def flags_for_tree(flags: tuple[str, ...], when: tuple[TreeFlags, ...], read_tree: Reader) -> tuple[str, ...]:
+    """Pure but for reading the tree: ``flags`` and those of each ``when`` whose path the tree has."""
+    return (*flags, *(f for w in when if read_tree(w.path) is not None for f in w.flags))
 
 
 def _image(inputs: PlanInputs, chosen: Chosen) -> tuple[str, str]:
@@ -101,11 +108,12 @@ def plan_build(inputs: PlanInputs) -> BuildPlan:
         what = f"{inputs.commit.rev} ({inputs.commit.short})"
         chosen = configurations.choose(inputs.configuration, inputs.read_tree, inputs.llvm, what)
     tag, image_id = _image(inputs, chosen)
-    key = _key(inputs.commit, selection, inputs.configure_flags, image_id, chosen, inputs.upstream)
+    flags = flags_for_tree(inputs.configure_flags, inputs.tree_flags, inputs.read_tree)
+    key = _key(inputs.commit, selection, flags, image_id, chosen, inputs.upstream)
     return BuildPlan(
         commit=inputs.commit,
         patches=selection,
-        configure_flags=inputs.configure_flags,
+        configure_flags=flags,
         image_tag=tag,
         image_id=image_id,
         key=key,

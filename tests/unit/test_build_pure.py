@@ -16,7 +16,8 @@ from pystats_harness.builder.plan import PlanInputs, build_group, plan_build, to
 from pystats_harness.builder.record import manifest, patched_files
 from pystats_harness.builder.script import TRIM_INSTALL, BuildLog, EventKind, build_script, ccache_delta
 from pystats_harness.builder.series import load_series
-from pystats_harness.config import load_configure_flags, load_settings
+from pystats_harness.config import load_settings
+from pystats_harness.configure_flags import load_configure_flags
 from pystats_harness.infra.commits import CommitInfo
 from pystats_harness.infra.context import Context
 from pystats_harness.infra.runner import PREFIX_IN_CONTAINER, SOURCE_IN_CONTAINER

@@ -4,8 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from pystats_harness.config import DEFAULTS, load_configure_flags, load_settings
+from pystats_harness.builder.plan import flags_for_tree
+from pystats_harness.config import DEFAULTS, load_settings
+from pystats_harness.configure_flags import load_configure_flags, load_tree_flags
 from pystats_harness.errors import ConfigError
+from pystats_harness.resources import CONFIGS_DIR
 
 
 def test_defaults_resolve() -> None:
@@ -80,3 +83,17 @@ def test_configure_flags_file(tmp_path: Path) -> None:
         load_configure_flags(f)
     with pytest.raises(ConfigError):
         load_configure_flags(tmp_path / "missing.toml")
+
+
+def test_flags_a_tree_adds_are_read_with_their_reason_and_added_only_where_the_path_is(tmp_path: Path) -> None:
+    shipped = load_tree_flags(CONFIGS_DIR / "configure.toml")
+    assert [(t.path, t.flags) for t in shipped] == [
+        ("Modules/_decimal/libmpdec/mpdecimal.h", ("--without-system-libmpdec",))
+    ]
+    bundled = {"Modules/_decimal/libmpdec/mpdecimal.h": "/* mpdecimal */"}.get  # 3.15 and earlier
+    assert flags_for_tree(("--a",), shipped, bundled) == ("--a", "--without-system-libmpdec")
+    assert flags_for_tree(("--a",), shipped, {}.get) == ("--a",)  # main (3.16): no bundled copy
+    f = tmp_path / "c.toml"
+    f.write_text('flags = ["--x"]\n[[when_tree_has]]\npath = "a"\nflags = ["oops"]\nwhy = "w"\n')
+    with pytest.raises(ConfigError, match="when_tree_has"):
+        load_tree_flags(f)

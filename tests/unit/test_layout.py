@@ -25,6 +25,7 @@ LAYERS = {
     "exit_codes": 0,
     "config": 0,
     "config_values": 0,
+    "configure_flags": 0,
     "run_limits": 0,
     "console": 0,
     "resources": 0,
