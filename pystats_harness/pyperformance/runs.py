@@ -26,6 +26,7 @@ from pystats_harness.infra.context import Context
 from pystats_harness.infra.runner import RUN_UID, RunRequest, RunResult, run_python
 from pystats_harness.pyperformance.benchmarks import Benchmark
 from pystats_harness.pyperformance.fallbacks import Used
+from pystats_harness.pyperformance.output import output_tail
 from pystats_harness.resources import SUITE_DIR
 
 BENCH_MOUNT = "/bench"
@@ -152,20 +153,17 @@ def manual_args(script: Sequence[str], loops: int) -> tuple[str, ...]:
     return ("-u", f"{SUITE_MOUNT}/pyperformance_manual.py", str(loops), *script)
 
 
-def _tail(result: RunResult, lines: int = 30) -> str:
-    return "\n".join((result.stderr or result.stdout).strip().splitlines()[-lines:])
-
-
 class BenchmarkRunFailed(RunFailed):
     """A benchmark's run exited non-zero; carries its log tail and where its output is kept."""
 
     def __init__(self, benchmark: str, what: str, result: RunResult) -> None:
-        last = (_tail(result, 1) or "no output").strip()
+        output = result.stderr or result.stdout
+        last = (output_tail(output, 1) or "no output").strip()
         super().__init__(
             f"{what} of {benchmark} exited {result.exit_code}: {last[-300:]} (output kept in {result.run_dir})"
         )
         self.benchmark = benchmark
-        self.log_tail = _tail(result)
+        self.log_tail = output_tail(output)
         self.run_dir = result.run_dir
 
 
