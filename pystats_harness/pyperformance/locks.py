@@ -73,13 +73,17 @@ def fallback_lock(
             return {"lock": None, "note": str(exc), "packages": [f.package for f in wanted]}
         first = f"{AS_OF_PREFIX}{as_of}\n" if as_of else ""
         write_text_atomic(path, first + header + "\n" + "".join(f"{pin}\n" for pin in pins))
+    return {**lock_entry(root, path), "packages": [f.package for f in wanted]}
+
+
+def lock_entry(root: Path, path: Path) -> dict:
+    """The index entry of a lock file under ``root``: its path, sha256, pins and day (development)."""
     text = path.read_text()
     return {
         "lock": str(path.relative_to(root)),
         "sha256": sha256_file(path),
         "pins": lock_pins(text),
         "as_of": lock_as_of(text),
-        "packages": [f.package for f in wanted],
     }
 
 

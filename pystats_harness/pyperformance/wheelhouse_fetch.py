@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.infra.fs import sha256_file, write_json_atomic, write_text_atomic
-from pystats_harness.pyperformance.locks import AS_OF_PREFIX, add_fallbacks, every_pin, lock_as_of, lock_pins
+from pystats_harness.pyperformance.locks import AS_OF_PREFIX, add_fallbacks, every_pin, lock_entry, lock_pins
 from pystats_harness.pyperformance.package_index import (
     download,
     is_pure,
@@ -108,13 +108,7 @@ def development_lock(root: Path, version: str, bench: str, lines: list[str], arc
             write_text_atomic(none, f"{exc}\n")
             return {"lock": None, "note": str(exc)}
         write_text_atomic(lock, f"{AS_OF_PREFIX}{as_of}\n" + "".join(f"{pin}\n" for pin in pins))
-    text = lock.read_text()
-    return {
-        "lock": str(lock.relative_to(root)),
-        "sha256": sha256_file(lock),
-        "pins": lock_pins(text),
-        "as_of": lock_as_of(text),
-    }
+    return lock_entry(root, lock)
 
 
 def requirements_of(pyperformance_wheel: Path) -> dict[str, list[str]]:
