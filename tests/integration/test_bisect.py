@@ -97,12 +97,12 @@ def test_bisect_confirms_the_culprit_with_its_revert(harness: Harness, first_run
     assert "Confirmation: confirmed" in (first_run["out"] / "report.md").read_text()
     with Store.open(harness.settings.paths.results_db, create=False) as store:  # its fresh runs are recorded
         runs = [store.get(s.run_id) for s in store.runs(Task.BISECT)]
-    # the tests' cache outlives a session: earlier sessions' runs are there too, this run's name its folder
-    ours = [run for run in runs if run.extra.get("report") == str(first_run["out"])]
-    reverted = [run for run in ours if run.patches == ("auto", f"revert {history[PLANTED]}")]
-    assert [(run.sha, run.extra["confirmation"]) for run in reverted] == [
+    # a run is named by its content (not its report folder): the tests' cache outlives a session, and an earlier
+    # session's revert with the same counters is the run this one recorded (the one stored, its folder that session's)
+    reverted = [run for run in runs if run.patches == ("auto", f"revert {history[PLANTED]}")]
+    assert {(run.sha, run.extra["confirmation"]) for run in reverted} == {
         (history[-1], f"confirm bad + revert of {history[PLANTED][:10]}")
-    ]
+    }
 
 
 def test_second_run_reuses_every_result(harness: Harness, first_run: dict, history: list[str], tmp_path: Path) -> None:
