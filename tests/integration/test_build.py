@@ -107,6 +107,19 @@ def test_run_returns_stats_only_for_runs_that_produce_them(harness: Harness, bui
     assert len({plain, xstats, bracket}) == 3  # every run has its own stats dir
 
 
+def test_a_tree_that_bundles_libmpdec_builds_its_own_beside_the_images(harness: Harness, built_3135: dict) -> None:
+    """The builder image has trixie's libmpdec 4.0.1 (docker/from-trixie.txt, for trees that bundle none) and
+    nothing else from trixie; 3.13.5 is configured --without-system-libmpdec and its _decimal is its 2.5.1."""
+    image = harness.settings.image
+    probe = "dpkg-query -W -f '${Package}=${Version} ' libmpdec-dev libc6"
+    shown = subprocess.run(["docker", "run", "--rm", image, "sh", "-c", probe], capture_output=True, text=True)
+    versions = dict(item.split("=", 1) for item in shown.stdout.split())
+    assert versions["libmpdec-dev"].startswith("4.0.1") and versions["libc6"].startswith("2.36"), shown
+    assert "--without-system-libmpdec" in built_3135["manifest"]["configure_flags"]
+    code, _, out = _run(harness, "-c", "import _decimal; print(_decimal.__libmpdec_version__)")
+    assert code == 0 and out.strip() == "2.5.1"
+
+
 HOST_SCRIPT = """import sys
 import helper  # a module beside the script
 sys._stats_on(); total = sum(range(10)); sys._stats_off()
