@@ -27,12 +27,8 @@ SRC_DIR=${PYSTATS_SOURCES_DIR:-$HOME/.cache/pystats-harness/sources}
 ) &
 IMPORTS=$!
 
-if ! python3 -c "
-from pystats_harness.infra import engine
-from pystats_harness.config import settings_from_environment
-import os, sys
-sys.exit(0 if engine.image_id(engine.connect(), settings_from_environment(os.environ).image) else 1)" 2>/dev/null; then
-  echo "+ invoke image --bootstrap" >&2
-  python3 -m invoke image --bootstrap
-fi
+# Always: the bootstrapped base is reused when it exists, and Docker's layer cache makes an unchanged
+# docker/ a few seconds; a changed one (a package added) gives the image, and so every build key, anew.
+echo "+ invoke image --bootstrap" >&2
+python3 -m invoke image --bootstrap
 wait "$IMPORTS"
