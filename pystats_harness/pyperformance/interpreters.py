@@ -9,6 +9,11 @@ does not import ``warnings.deprecated`` on a 3.13, new enough for every sdist's 
 on a 3.12, what CPython added in spring 2023, and on a 3.11 ``tomllib``; where those are missing, the tools
 of 2022 (pip 23.0.1, setuptools 65.6.3), which import ``pkgutil.ImpImporter`` (removed on 2023-04-28,
 e1f14643dc, 3.12.0b1).
+
+From 3.14 on a development interpreter takes the current tools again: every 3.14 development commit has
+``warnings.deprecated`` and a version pip parses, and the tools of 2023 no longer run on main: its
+``importlib.metadata.Distribution`` makes ``locate_file`` abstract, which pip 23.2.1's
+``WheelDistribution`` does not define (``Can't instantiate abstract class WheelDistribution``, 3.16.0a0).
 """
 
 from __future__ import annotations
@@ -38,13 +43,13 @@ class Installer(enum.StrEnum):
 
 
 def installer_for(python_version: str, has_imp_importer: bool, has_tomllib: bool = True) -> Installer:
-    """Pure: a release takes the current tools; a development interpreter the tools of 2023 unless they need
-    what it lacks: on a 3.12 development whose ``pkgutil`` still has ``ImpImporter`` they need a newer 3.12
+    """Pure: a release or a development 3.14 or later takes the current tools; an older development interpreter
+    the tools of 2023 unless they need what it lacks: on a 3.12 development whose ``pkgutil`` still has ``ImpImporter`` they need a newer 3.12
     (``shutil.rmtree(onexc=)``, ``tarfile.data_filter``), on a 3.11 development ``tomllib`` (they import it
     on any 3.11; CPython added it on 2022-03-08): there, the tools of 2022 (which import ``ImpImporter``)."""
-    if not is_development(python_version):
+    x_y = tuple(int(p) for p in short_version(python_version).split("."))
+    if not is_development(python_version) or x_y >= (3, 14):
         return Installer.CURRENT
     if not has_imp_importer:
         return Installer.OF_2023
-    newer_than_311 = tuple(int(p) for p in short_version(python_version).split(".")) >= (3, 12)
-    return Installer.OF_2022 if newer_than_311 or not has_tomllib else Installer.OF_2023
+    return Installer.OF_2022 if x_y >= (3, 12) or not has_tomllib else Installer.OF_2023

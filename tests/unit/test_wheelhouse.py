@@ -119,6 +119,9 @@ def test_plan_reads_the_lock_and_chooses_per_interpreter(tmp_path: Path) -> None
         ("3.12.0a7+", True, True, Installer.OF_2022),  # pkgutil.ImpImporter still there: a 3.12 older than they need
         ("3.12.0b1", False, True, Installer.OF_2023),  # removed on 2023-04-28 (e1f14643dc): the tools of 2022 import it
         ("3.13.0a0", False, True, Installer.OF_2023),  # pip 26.3 imports warnings.deprecated on any 3.13
+        ("3.13.0b4+", False, True, Installer.OF_2023),
+        ("3.14.0a1+", False, True, Installer.CURRENT),  # every 3.14 has warnings.deprecated
+        ("3.16.0a0", False, True, Installer.CURRENT),  # pip 23.2.1 fails on main's importlib.metadata
     ],
 )
 def test_the_installer_follows_the_interpreters_stdlib_not_its_version(
