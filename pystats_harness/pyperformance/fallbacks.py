@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -36,6 +37,11 @@ class Fallback:
     why: str
     constraint: str = ""  # Kind.CONSTRAINT: a requirement line added to the benchmark's requirements
     env: Mapping[str, str] = field(default_factory=dict)  # Kind.ENV: set for the sdist's second build
+    python_below: str = ""  # X.Y: the fallback serves only interpreters older than it ("" every one)
+
+    def serves(self, python: str) -> bool:
+        """Whether it may be taken on X.Y ``python`` (``3.16``)."""
+        return not self.python_below or _x_y(python) < _x_y(self.python_below)
 
     def describe(self) -> str:
         """What was done, in a few words: ``resolved with pydantic<2``, ``built with MSGPACK_PUREPYTHON=1``."""
@@ -83,18 +89,34 @@ def parse(data: Mapping[str, Any], source: str = "sites.toml") -> dict[str, Fall
             raise ConfigError(
                 f"{where}: kind must be one of {[k.value for k in Kind]}, got {raw.get('kind')!r}"
             ) from None
-        allowed = {"kind", "why"} | {Kind.CONSTRAINT: {"constraint"}, Kind.ENV: {"env"}, Kind.OMIT: set()}[kind]
+        allowed = {"kind", "why", "python_below"} | {
+            Kind.CONSTRAINT: {"constraint"},
+            Kind.ENV: {"env"},
+            Kind.OMIT: set(),
+        }[kind]
         if set(raw) - allowed:
             raise ConfigError(f"{where}: kind {kind.value} takes {sorted(allowed)}, got {sorted(raw)}")
         constraint, env = str(raw.get("constraint", "")).strip(), raw.get("env", {})
+        below = str(raw.get("python_below", "")).strip()
+        if below and re.fullmatch(r"3\.\d+", below) is None:
+            raise ConfigError(f'{where}: python_below is an X.Y such as "3.14", got {raw.get("python_below")!r}')
         if kind is Kind.CONSTRAINT and not constraint:
             raise ConfigError(f"{where}: kind constraint needs a constraint (a requirement line)")
         if kind is Kind.ENV and (not isinstance(env, dict) or not env):
             raise ConfigError(f"{where}: kind env needs env, a table of variables")
         found[package] = Fallback(
-            package, kind, str(raw["why"]).strip(), constraint, {str(k): str(v) for k, v in env.items()}
+            package, kind, str(raw["why"]).strip(), constraint, {str(k): str(v) for k, v in env.items()}, below
         )
     return found
+
+
+def serving(fallbacks: Mapping[str, Fallback], python: str) -> dict[str, Fallback]:
+    """Pure: the fallbacks that may be taken on X.Y ``python`` (``python_below``)."""
+    return {name: f for name, f in fallbacks.items() if f.serves(python)}
+
+
+def _x_y(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:2])
 
 
 @functools.cache

@@ -104,7 +104,7 @@ def add_fallbacks(
 ) -> None:
     """Each benchmark's release and development lock entry in ``benchmarks`` (index entries of X.Y
     ``version``) with its fallback lock, where configs/sites.toml names one of its pins."""
-    declared = site_fallbacks.load()
+    declared = site_fallbacks.serving(site_fallbacks.load(), version)
     for bench, entry in benchmarks.items():
         lines = requirements[bench]
         entry.update(with_fallback(root, entry, lines, version, arch, declared))

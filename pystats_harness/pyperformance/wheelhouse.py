@@ -219,6 +219,7 @@ class Wheelhouse:
         development = is_development(python_version)
         other_abi = free_threaded or development
         declared = {} if not other_abi else site_fallbacks.load() if declared is None else declared
+        declared = site_fallbacks.serving(declared, python)
         lock = self.lock(python, benchmark, development=development)
         assert lock is not None
         used: list[site_fallbacks.Used] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,20 @@ def test_a_pin_no_file_serves_takes_the_fallback_lock_only_where_the_abi_is_not_
     # nothing declared: unavailable, as before
     assert isinstance(wheelhouse.plan("3.13.0a1+", "bm_fastapi", declared={}), Unavailable)
     assert development.digest() != wheelhouse.plan("3.13.0a1+", "bm_yaml", declared={}).digest()  # type: ignore[union-attr]
+    # a fallback that serves only older interpreters is not taken on a newer one: the pin's own reason stays
+    older_only = {"pydantic-core": replace(DECLARED["pydantic-core"], python_below="3.13")}
+    refused = wheelhouse.plan("3.13.0a1+", "bm_fastapi", declared=older_only)
+    assert isinstance(refused, Unavailable) and refused.package == "pydantic-core" and "no sdist" in refused.reason
+
+
+def test_python_below_bounds_a_fallback_by_x_y_and_is_read_from_sites_toml() -> None:
+    fastapi = fallbacks.load()["pydantic-core"]
+    assert fastapi.python_below == "3.14"  # fastapi 0.121.0 imports pydantic 2's TypeAdapter on any 3.14
+    assert fastapi.serves("3.13") and not fastapi.serves("3.14") and not fastapi.serves("3.16")
+    assert set(fallbacks.serving(fallbacks.load(), "3.16")) == {"msgpack", "greenlet"}
+    assert fallbacks.load()["msgpack"].serves("3.16")
+    with pytest.raises(ConfigError, match=r"python_below is an X\.Y"):
+        fallbacks.parse({"fallback": {"thing": {"kind": "omit", "why": "x", "python_below": "3.14.1"}}})
 
 
 def test_an_sdist_with_an_env_or_omit_fallback_is_handed_to_the_driver_for_when_it_fails(tmp_path: Path) -> None:
