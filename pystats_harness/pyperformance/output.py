@@ -1,5 +1,6 @@
 """What a failed benchmark run's output says: its last lines, without the stats dump that some revisions
-print to stderr at exit (3.12 development, for one), which would otherwise be all the tail shows."""
+print to stderr at exit (3.12 development, for one), which would otherwise be all the tail shows, and its
+one line: the error of the worker that failed, not pyperf's report that a worker failed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import re
 STAT_LINE = re.compile(r"^[\w .,()\[\]<>/'-]+ ?: -?\d+$")
 #: So many stat lines in a row are a dump (a traceback's last line, ``ValueError: 5``, is one).
 DUMP_RUN = 10
+#: pyperf's manager reporting a worker that failed (the worker's own traceback is printed before it).
+PYPERF_WORKER_FAILED = re.compile(r"^RuntimeError: .* failed with exit code -?\d+$")
+TRACEBACK = "Traceback (most recent call last):"
 
 
 def output_tail(text: str, lines: int = 30) -> str:
@@ -24,3 +28,18 @@ def output_tail(text: str, lines: int = 30) -> str:
         run = []
         kept.append(line)
     return "\n".join(kept[:-1][-lines:])
+
+
+def error_line(text: str) -> str:
+    """Pure: the one line that says why a run failed: the output's last line (stats dumps dropped), or, where
+    that is pyperf's ``RuntimeError: ... failed with exit code N`` after a worker's traceback, the worker's
+    error (genshi on 3.16: ``TypeError: ast.Expression.__init__ missing 1 required positional argument``)."""
+    kept = output_tail(text, lines=10**9).splitlines()
+    last = next((line for line in reversed(kept) if line.strip()), "").strip()
+    if not PYPERF_WORKER_FAILED.match(last):
+        return last
+    starts = [i for i, line in enumerate(kept) if line.strip() == TRACEBACK]
+    if len(starts) < 2:
+        return last
+    worker = next((line.strip() for line in reversed(kept[: starts[-1]]) if line.strip()), "")
+    return worker or last

@@ -26,7 +26,7 @@ from pystats_harness.infra.context import Context
 from pystats_harness.infra.runner import RUN_UID, RunRequest, RunResult, run_python
 from pystats_harness.pyperformance.benchmarks import Benchmark
 from pystats_harness.pyperformance.fallbacks import Used
-from pystats_harness.pyperformance.output import output_tail
+from pystats_harness.pyperformance.output import error_line, output_tail
 from pystats_harness.resources import SUITE_DIR
 
 BENCH_MOUNT = "/bench"
@@ -158,7 +158,7 @@ class BenchmarkRunFailed(RunFailed):
 
     def __init__(self, benchmark: str, what: str, result: RunResult) -> None:
         output = result.stderr or result.stdout
-        last = (output_tail(output, 1) or "no output").strip()
+        last = error_line(output) or "no output"
         super().__init__(
             f"{what} of {benchmark} exited {result.exit_code}: {last[-300:]} (output kept in {result.run_dir})"
         )
