@@ -44,6 +44,19 @@ from pystats_harness.results import Measurement
 NOT_CACHED = (Failure.METRIC_UNDEFINED, Failure.CHECKOUT_FAILED)
 
 
+def with_unexecuted_opcodes(counters: Mapping[str, float], opnames: Sequence[str]) -> dict[str, float]:
+    """Pure: ``counters`` with ``opcode.<name>.execution_count`` 0 for each opcode of the build (its names.json)
+    that the dump leaves out, since a dump prints only counts that are not 0: a metric over an opcode the
+    build has but the workload never executed is 0 there (``LOAD_FAST`` on nbody once 3.14.0a7 made every
+    one ``LOAD_FAST_BORROW``), not undefined; a name the build does not have stays absent."""
+    zeros = {
+        f"opcode.{name}.execution_count": 0.0
+        for name in opnames
+        if name and not name.startswith("<") and f"opcode.{name}.execution_count" not in counters
+    }
+    return {**counters, **zeros}
+
+
 class Source(enum.StrEnum):
     RESULTS_STORE = "results store"
     MEASURED = "measured"
@@ -157,6 +170,8 @@ class MeasureWork(Work[Row]):
             counters, run_dir = run.per_loop, run.runs[0].run_dir
         seconds = {**attempt.seconds, "run": time.perf_counter() - start}
         seconds["total"] = sum(seconds.values())
+        names = entry.names()
+        counters = with_unexecuted_opcodes(counters, names.opnames if names is not None else ())
         if not any(name in counters for name in metric.inputs):
             metric.explain(counters)  # raises MissingCounters with "did you mean" hints; not cached
         extra = {"run_dir": str(run_dir), "build": entry.key, "seconds": {k: round(v, 2) for k, v in seconds.items()}}

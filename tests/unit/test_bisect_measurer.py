@@ -11,7 +11,8 @@ from pystats_harness import errors
 from pystats_harness.bisect.exitcodes import EXIT_ABORT, EXIT_SKIP, exit_code_for_error
 from pystats_harness.errors import BuildFailed, ConfigError, EndpointFailed, RunFailed
 from pystats_harness.infra.commits import CommitInfo
-from pystats_harness.measure.measurer import Measured, Source, failure_detail
+from pystats_harness.measure.measurer import Measured, Source, failure_detail, with_unexecuted_opcodes
+from pystats_harness.measure.metric import parse_metric
 from pystats_harness.measure.outcome import Failure, Outcome, outcome_for_error
 
 LOG = Path("/cache/logs/abc1234567-make.log")
@@ -160,3 +161,13 @@ def test_endpoint_failed_exits_with_the_code_of_its_cause(cause: errors.HarnessE
     assert exc.exit_code == cause.exit_code == code
     assert exc.cause is cause and str(exc) == "--good v3.13.0 cannot be measured"
     assert errors.HarnessError.exit_code == 1 and EndpointFailed.exit_code == 1  # set per instance only
+
+
+def test_an_opcode_the_build_has_but_never_executed_counts_0_and_an_unknown_name_stays_absent() -> None:
+    dumped = {"opcode.LOAD_FAST_BORROW.execution_count": 7.0, "opcode.RESUME.execution_count": 1.0}
+    filled = with_unexecuted_opcodes(dumped, ("<0>", "LOAD_FAST", "LOAD_FAST_BORROW", "RESUME"))
+    assert filled == {**dumped, "opcode.LOAD_FAST.execution_count": 0.0}  # counts kept, placeholders skipped
+    assert parse_metric("opcode.LOAD_FAST.execution_count").evaluate(filled) == 0
+    with pytest.raises(errors.MissingCounters):  # a name the build does not have is still refused
+        parse_metric("opcode.LOAD_FASTT.execution_count").evaluate(filled)
+    assert with_unexecuted_opcodes(dumped, ()) == dumped  # an entry without names.json: as dumped
