@@ -197,7 +197,7 @@ def test_a_fresh_measurement_neither_reads_nor_stores_the_result_cache(
         plans.append(recipe.extra)
         return SimpleNamespace(key="k" + str(len(recipe.extra)), upstream=recipe.extra, commit=recipe.commit)
 
-    entry = SimpleNamespace(key="k")
+    entry = SimpleNamespace(key="k", names=lambda: None)  # an entry without names.json
     monkeypatch.setattr(runner_mod, "plan_for", plan_for)
     monkeypatch.setattr(runner_mod, "obtain", lambda ctx, plan: SimpleNamespace(built=False, plan=plan, entry=entry))
     run = SimpleNamespace(per_loop={"a": 3.0, "b": 4.0}, runs=[SimpleNamespace(run_dir=tmp_path)])
@@ -224,7 +224,7 @@ def test_a_stored_measurement_serves_any_metric_of_the_same_build(
     commit, runs = PATH[1], []
 
     def plan_for(ctx: Any, recipe: Recipe) -> Any:
-        return SimpleNamespace(key="k", upstream=(), commit=recipe.commit)
+        return SimpleNamespace(key="k", upstream=(), commit=recipe.commit, names=lambda: None)
 
     def run_manual(*args: Any) -> Any:
         runs.append(args)
