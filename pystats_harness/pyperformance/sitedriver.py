@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from typing import Any, NoReturn
@@ -70,6 +71,26 @@ def build_sdists(plan: dict[str, Any], used: list[dict[str, str]]) -> list[str]:
             finish({"status": "failed", "package": package, "stage": "build", "output": result.stdout[-6000:]})
         wheels += [os.path.join(BUILT, name) for name in sorted(set(os.listdir(BUILT)) - before)]
     return wheels
+
+
+def exit_status(code: int) -> str:
+    """``exited 1``, or ``was killed by SIGSEGV`` for a process a signal ended."""
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited {code}"
+
+
+def import_that_dies(modules: list[tuple[str, str]], env: dict[str, str]) -> tuple[str, str, str] | None:
+    """The first (distribution, module, what happened) whose import, alone in a process, does not exit 0."""
+    for dist, module in modules:
+        one = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, env=env)
+        if one.returncode != 0:
+            last = (one.stderr.strip().splitlines() or [""])[-1].strip()
+            return dist, module, f"the import {exit_status(one.returncode)}" + (f": {last}" if last else "")
+    return None
 
 
 def top_level_modules(target: str) -> list[tuple[str, str]]:
@@ -130,8 +151,12 @@ def main() -> None:
     smoke = subprocess.run([sys.executable, "-c", SMOKE, json.dumps(modules)], capture_output=True, text=True, env=env)
     lines = smoke.stdout.strip().splitlines()
     failures = json.loads(lines[-1]) if smoke.returncode == 0 and lines else None
-    if failures is None:
-        output = (smoke.stdout + smoke.stderr)[-6000:]
+    if failures is None:  # the check itself died (a crash in an extension): which import kills a process
+        found = import_that_dies(modules, env)
+        if found is not None:
+            dist, module, error = found
+            finish({"status": "failed", "package": dist, "stage": "import", "output": f"import {module}: {error}"})
+        output = (smoke.stdout + smoke.stderr)[-6000:] or f"the import check {exit_status(smoke.returncode)}"
         finish({"status": "failed", "package": "", "stage": "import", "output": output})
     if failures:
         dist, module, error = failures[0]

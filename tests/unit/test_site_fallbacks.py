@@ -212,3 +212,15 @@ def test_the_verdicts_detail_names_what_the_site_installed_otherwise_first() -> 
     assert outcome.to_dict()["site_fallbacks"] == [used[0].to_dict()]
     assert report.detail(Outcome("nbody", "bm_nbody", Verdict.SKIPPED, reason="r")) == "r"
     assert "site_fallbacks" not in Outcome("nbody", "bm_nbody", Verdict.SKIPPED).to_dict()
+
+
+def test_an_import_that_kills_its_process_is_named_with_its_signal(tmp_path: Path) -> None:
+    """The import check dies with no output when an extension crashes; the driver finds which import does."""
+    (tmp_path / "fine.py").write_text("")
+    (tmp_path / "crashes.py").write_text("import ctypes\nctypes.string_at(0)\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tmp_path), "PYTHONFAULTHANDLER": ""}
+    found = sitedriver.import_that_dies([("fine", "fine"), ("crasher", "crashes"), ("x", "fine")], env)
+    assert found is not None and found[:2] == ("crasher", "crashes")
+    assert found[2].startswith("the import was killed by SIGSEGV")
+    assert sitedriver.import_that_dies([("fine", "fine")], env) is None
+    assert sitedriver.exit_status(1) == "exited 1" and sitedriver.exit_status(-9) == "was killed by SIGKILL"
