@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pystats_harness.errors import ConfigError
+from pystats_harness.pyperformance.interpreters import x_y
 from pystats_harness.resources import SITES_TOML
 
 
@@ -41,7 +42,7 @@ class Fallback:
 
     def serves(self, python: str) -> bool:
         """Whether it may be taken on X.Y ``python`` (``3.16``)."""
-        return not self.python_below or _x_y(python) < _x_y(self.python_below)
+        return not self.python_below or x_y(python) < x_y(self.python_below)
 
     def describe(self) -> str:
         """What was done, in a few words: ``resolved with pydantic<2``, ``built with MSGPACK_PUREPYTHON=1``."""
@@ -113,10 +114,6 @@ def parse(data: Mapping[str, Any], source: str = "sites.toml") -> dict[str, Fall
 def serving(fallbacks: Mapping[str, Fallback], python: str) -> dict[str, Fallback]:
     """Pure: the fallbacks that may be taken on X.Y ``python`` (``python_below``)."""
     return {name: f for name, f in fallbacks.items() if f.serves(python)}
-
-
-def _x_y(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split(".")[:2])
 
 
 @functools.cache

@@ -34,6 +34,11 @@ def short_version(version: str) -> str:
     return ".".join(version.split(".")[:2])
 
 
+def x_y(version: str) -> tuple[int, ...]:
+    """``3.12.0a3+`` or ``3.12`` -> ``(3, 12)``, for comparing versions."""
+    return tuple(int(part) for part in short_version(version).split("."))
+
+
 class Installer(enum.StrEnum):
     """The pip and build tools a site is made with."""
 
@@ -43,13 +48,14 @@ class Installer(enum.StrEnum):
 
 
 def installer_for(python_version: str, has_imp_importer: bool, has_tomllib: bool = True) -> Installer:
-    """Pure: a release or a development 3.14 or later takes the current tools; an older development interpreter
-    the tools of 2023 unless they need what it lacks: on a 3.12 development whose ``pkgutil`` still has ``ImpImporter`` they need a newer 3.12
-    (``shutil.rmtree(onexc=)``, ``tarfile.data_filter``), on a 3.11 development ``tomllib`` (they import it
-    on any 3.11; CPython added it on 2022-03-08): there, the tools of 2022 (which import ``ImpImporter``)."""
-    x_y = tuple(int(p) for p in short_version(python_version).split("."))
-    if not is_development(python_version) or x_y >= (3, 14):
+    """Pure: a release or a development 3.14 or later takes the current tools; an older development
+    interpreter the tools of 2023 unless they need what it lacks: on a 3.12 development whose ``pkgutil``
+    still has ``ImpImporter`` they need a newer 3.12 (``shutil.rmtree(onexc=)``, ``tarfile.data_filter``),
+    on a 3.11 development ``tomllib`` (they import it on any 3.11; CPython added it on 2022-03-08): there,
+    the tools of 2022 (which import ``ImpImporter``)."""
+    version = x_y(python_version)
+    if not is_development(python_version) or version >= (3, 14):
         return Installer.CURRENT
     if not has_imp_importer:
         return Installer.OF_2023
-    return Installer.OF_2022 if x_y >= (3, 12) or not has_tomllib else Installer.OF_2023
+    return Installer.OF_2022 if version >= (3, 12) or not has_tomllib else Installer.OF_2023

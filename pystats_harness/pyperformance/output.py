@@ -15,8 +15,8 @@ PYPERF_WORKER_FAILED = re.compile(r"^RuntimeError: .* failed with exit code -?\d
 TRACEBACK = "Traceback (most recent call last):"
 
 
-def output_tail(text: str, lines: int = 30) -> str:
-    """Pure: the last ``lines`` of ``text`` once every run of :data:`DUMP_RUN` or more stat lines is dropped."""
+def without_dumps(text: str) -> list[str]:
+    """Pure: the lines of ``text`` once every run of :data:`DUMP_RUN` or more stat lines is dropped."""
     kept: list[str] = []
     run: list[str] = []
     for line in [*text.strip().splitlines(), ""]:
@@ -27,19 +27,22 @@ def output_tail(text: str, lines: int = 30) -> str:
             kept.extend(run)
         run = []
         kept.append(line)
-    return "\n".join(kept[:-1][-lines:])
+    return kept[:-1]
+
+
+def output_tail(text: str, lines: int = 30) -> str:
+    """Pure: the last ``lines`` of ``text`` without its stats dumps (:func:`without_dumps`)."""
+    return "\n".join(without_dumps(text)[-lines:])
 
 
 def error_line(text: str) -> str:
     """Pure: the one line that says why a run failed: the output's last line (stats dumps dropped), or, where
     that is pyperf's ``RuntimeError: ... failed with exit code N`` after a worker's traceback, the worker's
     error (genshi on 3.16: ``TypeError: ast.Expression.__init__ missing 1 required positional argument``)."""
-    kept = output_tail(text, lines=10**9).splitlines()
+    kept = without_dumps(text)
     last = next((line for line in reversed(kept) if line.strip()), "").strip()
-    if not PYPERF_WORKER_FAILED.match(last):
-        return last
     starts = [i for i, line in enumerate(kept) if line.strip() == TRACEBACK]
-    if len(starts) < 2:
+    if not PYPERF_WORKER_FAILED.match(last) or len(starts) < 2:
         return last
     worker = next((line.strip() for line in reversed(kept[: starts[-1]]) if line.strip()), "")
     return worker or last
