@@ -48,7 +48,10 @@ def with_unexecuted_opcodes(counters: Mapping[str, float], opnames: Sequence[str
     """Pure: ``counters`` with ``opcode.<name>.execution_count`` 0 for each opcode of the build (its names.json)
     that the dump leaves out, since a dump prints only counts that are not 0: a metric over an opcode the
     build has but the workload never executed is 0 there (``LOAD_FAST`` on nbody once 3.14.0a7 made every
-    one ``LOAD_FAST_BORROW``), not undefined; a name the build does not have stays absent."""
+    one ``LOAD_FAST_BORROW``), not undefined; a name the build does not have stays absent. A dump that counted
+    no opcode at all (nothing ran inside the bracket) is left as it is: its metric stays undefined, not 0."""
+    if not any(name.startswith("opcode.") and name.endswith(".execution_count") for name in counters):
+        return dict(counters)
     zeros = {
         f"opcode.{name}.execution_count": 0.0
         for name in opnames

@@ -171,3 +171,7 @@ def test_an_opcode_the_build_has_but_never_executed_counts_0_and_an_unknown_name
     with pytest.raises(errors.MissingCounters):  # a name the build does not have is still refused
         parse_metric("opcode.LOAD_FASTT.execution_count").evaluate(filled)
     assert with_unexecuted_opcodes(dumped, ()) == dumped  # an entry without names.json: as dumped
+    # a dump that counted no opcode (nothing ran in the bracket) gets no zeros: its metric stays undefined
+    assert with_unexecuted_opcodes({"objects.allocations": 3.0}, ("LOAD_FAST",)) == {"objects.allocations": 3.0}
+    with pytest.raises(errors.MissingCounters):
+        parse_metric("opcode.LOAD_FAST.execution_count").evaluate(with_unexecuted_opcodes({}, ("LOAD_FAST",)))
